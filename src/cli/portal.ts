@@ -1,0 +1,88 @@
+import { parseArgs } from 'node:util'
+import { ConfigError, loadConfig } from '../config.ts'
+import { createAccessToken, createOrganization, DEFAULT_ORG_ID } from '../identity/store.ts'
+import { allMigrations, createLogger, openMigratedStorage, startPortal } from '../portal.ts'
+import { migrate } from '../storage/migrations.ts'
+import { openStorage } from '../storage/storage.ts'
+
+const USAGE = `usage: portal <command>
+
+  serve                                   start the portal (the default)
+  migrate                                 apply database migrations and exit
+  token create --role admin|viewer [--name NAME] [--org ORG_ID]
+                                          create an access token and print it once
+  org create --name NAME                  create an organisation and print its id
+
+Configuration comes from the environment (see README).`
+
+async function main(argv: string[]) {
+  const [command = 'serve', sub, ...rest] = argv
+  const config = loadConfig()
+  if (command === 'serve') return serve(config)
+  if (command === 'migrate') {
+    const storage = await openStorage(config.databaseUrl, { poolSize: 1 })
+    const applied = await migrate(storage, allMigrations)
+    await storage.close()
+    console.log(applied.length ? `applied ${applied.join(', ')}` : 'the database is up to date')
+    return
+  }
+  if (command === 'token' && sub === 'create') {
+    const { values } = parseArgs({ args: rest, options: { role: { type: 'string' }, name: { type: 'string' }, org: { type: 'string' } } })
+    if (values.role !== 'admin' && values.role !== 'viewer') throw new UsageError('--role must be admin or viewer')
+    const storage = await openMigratedStorage(config)
+    try {
+      const orgId = values.org ?? DEFAULT_ORG_ID
+      const org = await storage.db.selectFrom('organizations').select('id').where('id', '=', orgId).executeTakeFirst()
+      if (!org) throw new UsageError(`no organisation ${orgId}`)
+      const { token } = await createAccessToken(storage.db, { orgId, role: values.role, name: values.name ?? `${values.role} token (CLI)` })
+      console.log(token)
+    } finally {
+      await storage.close()
+    }
+    return
+  }
+  if (command === 'org' && sub === 'create') {
+    const { values } = parseArgs({ args: rest, options: { name: { type: 'string' } } })
+    if (!values.name) throw new UsageError('--name is required')
+    const storage = await openMigratedStorage(config)
+    try {
+      console.log((await createOrganization(storage.db, values.name)).id)
+    } finally {
+      await storage.close()
+    }
+    return
+  }
+  throw new UsageError(`unknown command: ${argv.join(' ')}`)
+}
+
+async function serve(config: ReturnType<typeof loadConfig>) {
+  const log = createLogger(config)
+  const portal = await startPortal(config, log)
+  if (portal.firstAdminToken) {
+    // Printed once, to the terminal and not through the logger: logs never carry credentials.
+    process.stdout.write(
+      `\nFirst start on an empty database: an admin access token was created.\n` +
+        `It is shown this once; keep it somewhere safe:\n\n  ${portal.firstAdminToken}\n\n`,
+    )
+  }
+  log.info({ url: portal.url, database: portal.ctx.storage.dialect }, 'portal listening')
+  const stop = async (signal: string) => {
+    log.info({ signal }, 'shutting down')
+    await portal.close()
+    process.exit(0)
+  }
+  process.once('SIGTERM', () => void stop('SIGTERM'))
+  process.once('SIGINT', () => void stop('SIGINT'))
+}
+
+class UsageError extends Error {}
+
+main(process.argv.slice(2)).catch((error) => {
+  if (error instanceof ConfigError || error instanceof UsageError) {
+    console.error(`portal: ${error.message}`)
+    if (error instanceof UsageError) console.error(`\n${USAGE}`)
+    process.exit(2)
+  }
+  console.error(error)
+  process.exit(1)
+})

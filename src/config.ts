@@ -1,0 +1,136 @@
+import path from 'node:path'
+
+/** Every environment variable the portal reads, parsed and checked once, here. */
+export interface Config {
+  port: number
+  host: string
+  databaseUrl: string
+  databasePoolSize: number
+  dataDir: string
+  secretKey: string | undefined
+  bootstrapToken: string | undefined
+  redisUrl: string | undefined
+  logLevel: string
+  ingest: {
+    eventsPerSecond: number
+    batchesPerSecond: number
+    maxBatchBytes: number
+  }
+  loadShedding: {
+    maxEventLoopDelayMs: number
+    retryAfterSeconds: number
+  }
+  webhooks: {
+    retrySchedule: number[]
+    timeoutMs: number
+    allowPrivateNetworks: boolean
+    rotationGraceSeconds: number
+  }
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
+
+export function loadConfig(env: Env = process.env): Config {
+  const dataDir = path.resolve(text(env, 'PORTAL_DATA_DIR', './data'))
+  return {
+    port: integer(env, 'PORT', 8080, 0, 65535),
+    host: text(env, 'HOST', '0.0.0.0'),
+    databaseUrl: databaseUrl(env, dataDir),
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
+    dataDir,
+    secretKey: optional(env, 'PORTAL_SECRET_KEY'),
+    bootstrapToken: bootstrapToken(env),
+    redisUrl: redisUrl(env),
+    logLevel: oneOf(env, 'LOG_LEVEL', 'info', LOG_LEVELS),
+    ingest: {
+      eventsPerSecond: integer(env, 'INGEST_RATE_LIMIT_EVENTS_PER_SECOND', 1000, 1, 1e9),
+      batchesPerSecond: integer(env, 'INGEST_RATE_LIMIT_BATCHES_PER_SECOND', 100, 1, 1e9),
+      maxBatchBytes: integer(env, 'INGEST_RATE_LIMIT_MAX_BATCH_BYTES', 5 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    },
+    loadShedding: {
+      maxEventLoopDelayMs: integer(env, 'LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS', 1000, 0, 60_000),
+      retryAfterSeconds: integer(env, 'LOAD_SHED_RETRY_AFTER_SECONDS', 1, 1, 3600),
+    },
+    webhooks: {
+      retrySchedule: retrySchedule(env),
+      timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1, 600_000),
+      allowPrivateNetworks: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
+      rotationGraceSeconds: integer(env, 'WEBHOOK_ROTATION_GRACE_SECONDS', 86_400, 0, 365 * 86_400),
+    },
+  }
+}
+
+function optional(env: Env, name: string): string | undefined {
+  const value = env[name]
+  return value === undefined || value === '' ? undefined : value
+}
+
+function text(env: Env, name: string, fallback: string): string {
+  return optional(env, name) ?? fallback
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = optional(env, name)
+  if (raw === undefined) return fallback
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got "${raw}"`)
+  const value = Number(raw)
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`)
+  return value
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = optional(env, name)?.toLowerCase()
+  if (raw === undefined) return fallback
+  if (['true', '1', 'yes'].includes(raw)) return true
+  if (['false', '0', 'no'].includes(raw)) return false
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`)
+}
+
+function oneOf(env: Env, name: string, fallback: string, allowed: string[]): string {
+  const raw = text(env, name, fallback)
+  if (!allowed.includes(raw)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`)
+  return raw
+}
+
+function databaseUrl(env: Env, dataDir: string): string {
+  const raw = optional(env, 'DATABASE_URL') ?? `sqlite:${path.join(dataDir, 'portal.db')}`
+  if (raw.startsWith('sqlite:') && raw.length > 'sqlite:'.length) return raw
+  if (/^postgres(ql)?:\/\/.+/.test(raw)) {
+    try {
+      new URL(raw)
+      return raw
+    } catch {
+      // falls through to the error below
+    }
+  }
+  throw new ConfigError('DATABASE_URL must be sqlite:<path> or postgres://user@host:port/database')
+}
+
+function redisUrl(env: Env): string | undefined {
+  const raw = optional(env, 'REDIS_URL')
+  if (raw === undefined) return undefined
+  if (!/^rediss?:\/\/.+/.test(raw)) throw new ConfigError('REDIS_URL must be redis://host:port or rediss://host:port')
+  return raw
+}
+
+function bootstrapToken(env: Env): string | undefined {
+  const raw = optional(env, 'PORTAL_BOOTSTRAP_TOKEN')
+  if (raw === undefined) return undefined
+  if (!/^pat_[A-Za-z0-9_-]{16,}$/.test(raw)) {
+    throw new ConfigError('PORTAL_BOOTSTRAP_TOKEN must look like pat_ followed by at least 16 letters, digits, - or _')
+  }
+  return raw
+}
+
+function retrySchedule(env: Env): number[] {
+  const raw = text(env, 'WEBHOOK_RETRY_SCHEDULE', '5,300,1800,7200,18000,36000,36000')
+  const delays = raw.split(',').map((part) => Number(part.trim()))
+  if (raw.trim() === '' || delays.some((delay) => !Number.isFinite(delay) || delay < 0)) {
+    throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of delays in seconds, got "${raw}"`)
+  }
+  return delays
+}

@@ -1,0 +1,14 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { Config } from './config.ts'
+import type { SecretBox } from './identity/secrets.ts'
+import type { IngestRateLimiter } from './ingest/rate-limit.ts'
+import type { Storage } from './storage/storage.ts'
+
+/** What every part of the portal is handed at start: read once, shared, never global. */
+export interface PortalContext {
+  config: Config
+  storage: Storage
+  secretBox: SecretBox
+  rateLimiter: IngestRateLimiter
+  log: FastifyBaseLogger
+}

@@ -1,0 +1,69 @@
+import { Type } from 'typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { PortalContext } from '../context.ts'
+
+const CHECK_TIMEOUT_MS = 2000
+
+const Check = Type.Object({
+  status: Type.Union([Type.Literal('ok'), Type.Literal('failing')]),
+  latencyMs: Type.Number(),
+  error: Type.Optional(Type.String({ description: 'why the check failed; never a secret or a connection string' })),
+})
+
+const Health = Type.Object({
+  status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
+  checks: Type.Object({ database: Check, authorization: Check }),
+})
+
+export const healthRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = async (app, { ctx }) => {
+  app.get(
+    '/api/health',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['health'],
+        summary: 'Whether the portal can reach its database and its authorisation service (the token store)',
+        security: [],
+        response: {
+          200: { ...Health, description: 'Every check passed' },
+          503: { ...Health, description: 'A check failed; `checks` names it' },
+        },
+      },
+    },
+    async (_request, reply) => {
+      const database = await timedCheck(() => ctx.storage.ping())
+      const authorization = await timedCheck(() => ctx.storage.db.selectFrom('access_tokens').select('id').limit(1).execute())
+      const ok = database.status === 'ok' && authorization.status === 'ok'
+      return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', checks: { database, authorization } })
+    },
+  )
+}
+
+async function timedCheck(run: () => Promise<unknown>) {
+  const started = performance.now()
+  let timer: NodeJS.Timeout | undefined
+  try {
+    await Promise.race([
+      run(),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS)
+      }),
+    ])
+    return { status: 'ok' as const, latencyMs: elapsed(started) }
+  } catch (error) {
+    return { status: 'failing' as const, latencyMs: elapsed(started), error: describe(error) }
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+function elapsed(started: number) {
+  return Math.round((performance.now() - started) * 100) / 100
+}
+
+// Driver messages can carry a connection string; keep the code and the first words only.
+function describe(error: unknown): string {
+  const code = (error as { code?: unknown })?.code
+  const message = error instanceof Error ? error.message.replace(/\w+:\/\/\S+/g, '<url>').slice(0, 200) : 'unknown error'
+  return code ? `${String(code)}: ${message}` : message
+}

@@ -1,0 +1,125 @@
+import fp from 'fastify-plugin'
+import type { FastifyRequest } from 'fastify'
+import type { PortalContext } from '../context.ts'
+import { sha256Hex } from '../identity/secrets.ts'
+import { ProblemError } from './problem.ts'
+
+/**
+ * Who may call a route, declared in its `config.access`:
+ * - `public`: anyone (health);
+ * - `any`: any valid access token or API key (the OpenAPI document);
+ * - `read`: an access token of either role;
+ * - `admin`: an admin access token;
+ * - `apiKey`: a project API key (ingest, error capture).
+ */
+export type Access = 'public' | 'any' | 'read' | 'admin' | 'apiKey'
+
+export type Principal =
+  | { kind: 'accessToken'; tokenId: string; orgId: string; role: 'admin' | 'viewer'; name: string }
+  | {
+      kind: 'apiKey'
+      keyId: string
+      orgId: string
+      projectId: string
+      webhookSecretEncrypted: string
+      projectEventsPerSecond: number | null
+    }
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: Access
+  }
+  interface FastifyRequest {
+    principal: Principal | null
+  }
+}
+
+const LAST_USED_WRITE_INTERVAL_MS = 60_000
+
+export const authPlugin = fp<{ ctx: PortalContext }>(async (app, { ctx }) => {
+  const lastUsedWritten = new Map<string, number>()
+  app.decorateRequest('principal', null)
+
+  app.addHook('onRequest', async (request) => {
+    const access = request.routeOptions.config?.access ?? 'admin'
+    if (access === 'public' || request.routeOptions.url === undefined) return
+    const principal = await resolvePrincipal(ctx, request)
+    assertAllowed(principal, access)
+    request.principal = principal
+    noteLastUsed(principal)
+  })
+
+  // Written at most once a minute per credential, after the answer, so that reads never wait on a write.
+  function noteLastUsed(principal: Principal) {
+    const id = principal.kind === 'apiKey' ? principal.keyId : principal.tokenId
+    const now = Date.now()
+    if (now - (lastUsedWritten.get(id) ?? 0) < LAST_USED_WRITE_INTERVAL_MS) return
+    lastUsedWritten.set(id, now)
+    const table = principal.kind === 'apiKey' ? 'api_keys' : 'access_tokens'
+    ctx.storage.db
+      .updateTable(table)
+      .set({ last_used_at: now })
+      .where('id', '=', id)
+      .execute()
+      .catch((error) => ctx.log.warn({ err: error }, 'could not record last use of a credential'))
+  }
+})
+
+async function resolvePrincipal(ctx: PortalContext, request: FastifyRequest): Promise<Principal> {
+  const header = request.headers.authorization
+  const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null
+  if (!match) throw unauthorized('missing_token', 'Authorization: Bearer <token> is required')
+  const token = match[1]
+  const hash = sha256Hex(token)
+  if (token.startsWith('pk_')) {
+    const row = await ctx.storage.db
+      .selectFrom('api_keys')
+      .innerJoin('projects', 'projects.id', 'api_keys.project_id')
+      .select([
+        'api_keys.id as keyId',
+        'api_keys.webhook_secret_encrypted as webhookSecretEncrypted',
+        'projects.id as projectId',
+        'projects.org_id as orgId',
+        'projects.ingest_events_per_second as projectEventsPerSecond',
+      ])
+      .where('api_keys.key_hash', '=', hash)
+      .where('api_keys.revoked_at', 'is', null)
+      .where('projects.deleted_at', 'is', null)
+      .executeTakeFirst()
+    if (row) return { kind: 'apiKey', ...row }
+  } else if (token.startsWith('pat_')) {
+    const row = await ctx.storage.db
+      .selectFrom('access_tokens')
+      .select(['id as tokenId', 'org_id as orgId', 'role', 'name'])
+      .where('token_hash', '=', hash)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst()
+    if (row) return { kind: 'accessToken', ...row }
+  }
+  throw unauthorized('invalid_token', 'the bearer token is unknown, revoked, or belongs to a deleted project')
+}
+
+function assertAllowed(principal: Principal, access: Access) {
+  if (access === 'any') return
+  if (access === 'apiKey') {
+    if (principal.kind !== 'apiKey') throw new ProblemError(403, 'api_key_required', 'this endpoint takes a project API key (pk_…), not an access token')
+    return
+  }
+  if (principal.kind === 'apiKey') {
+    throw new ProblemError(403, 'access_token_required', 'API keys may only ingest; reads and management take an access token (pat_…)')
+  }
+  if (access === 'admin' && principal.role !== 'admin') {
+    throw new ProblemError(403, 'admin_required', 'this action needs an admin access token; viewers may only read')
+  }
+}
+
+function unauthorized(code: string, detail: string) {
+  return new ProblemError(401, code, detail, { 'www-authenticate': 'Bearer' })
+}
+
+/** The access-token principal of a request whose route is `read` or `admin`. */
+export function accessPrincipal(request: FastifyRequest) {
+  const principal = request.principal
+  if (principal?.kind !== 'accessToken') throw new Error('route reached without an access token; check its config.access')
+  return principal
+}

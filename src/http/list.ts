@@ -1,0 +1,56 @@
+import { sql, type SelectQueryBuilder } from 'kysely'
+import { Type, type TProperties, type TSchema } from 'typebox'
+import { decodeCursor, encodeCursor } from '../ids.ts'
+import { ProblemError } from './problem.ts'
+
+export const DEFAULT_LIMIT = 50
+export const MAX_LIMIT = 500
+
+/** Query parameters every list takes (DESIGN: lists). */
+export const PageQuery = {
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: `page size, at most ${MAX_LIMIT}` })),
+  cursor: Type.Optional(Type.String({ description: 'the `nextCursor` of the previous page' })),
+} satisfies TProperties
+
+/** Time-window parameters of event lists: `from` inclusive, `to` exclusive. */
+export const TimeRangeQuery = {
+  from: Type.Optional(Type.String({ format: 'date-time', description: 'ISO 8601; events at or after' })),
+  to: Type.Optional(Type.String({ format: 'date-time', description: 'ISO 8601; events before' })),
+} satisfies TProperties
+
+export const List = <T extends TSchema>(item: T) =>
+  Type.Object({
+    data: Type.Array(item),
+    nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'pass as `cursor` for the next page; null on the last page' }),
+  })
+
+export interface Page<T> {
+  data: T[]
+  nextCursor: string | null
+}
+
+/**
+ * Narrows a newest-first query on (`timeColumn`, `idColumn`) to the rows after `cursor`, and
+ * fetches one row more than the page so the last page is known without a count.
+ */
+export function pageAfter<Q extends SelectQueryBuilder<any, any, any>>(query: Q, cursor: string | undefined, limit: number, timeColumn: string, idColumn: string): Q {
+  let narrowed = query
+  if (cursor !== undefined) {
+    const position = decodeCursor(cursor, ['number', 'string'])
+    if (!position) throw new ProblemError(400, 'invalid_cursor', 'query.cursor: is not a cursor this portal returned')
+    narrowed = narrowed.where(sql<boolean>`(${sql.ref(timeColumn)}, ${sql.ref(idColumn)}) < (${position[0]}, ${position[1]})`) as Q
+  }
+  return narrowed.orderBy(timeColumn, 'desc').orderBy(idColumn, 'desc').limit(limit + 1) as Q
+}
+
+/** The page of `rows` fetched by `pageAfter`, with the cursor of its last row. */
+export function toPage<R, T>(rows: R[], limit: number, position: (row: R) => [number, string], map: (row: R) => T): Page<T> {
+  const more = rows.length > limit
+  const shown = more ? rows.slice(0, limit) : rows
+  return { data: shown.map(map), nextCursor: more ? encodeCursor(position(shown[shown.length - 1])) : null }
+}
+
+/** Epoch milliseconds of an ISO 8601 query value, already checked by its schema's format. */
+export function queryTime(value: string | undefined): number | undefined {
+  return value === undefined ? undefined : Date.parse(value)
+}

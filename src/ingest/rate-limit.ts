@@ -1,0 +1,159 @@
+import { Redis } from 'ioredis'
+import type { FastifyBaseLogger } from 'fastify'
+
+/**
+ * The decision on one ingest batch, with its reason: which bucket refused it and when it will admit
+ * it. Buckets hold one second's allowance; a batch larger than that is admitted when its bucket is
+ * full and leaves the bucket in debt, so no batch is refused forever.
+ */
+export interface RateDecision {
+  allowed: boolean
+  /** the bucket that refused the batch, or `events` when it was admitted */
+  bucket: 'events' | 'batches'
+  limit: number
+  remaining: number
+  /** seconds until the reported bucket is full again */
+  resetSeconds: number
+  /** seconds until this batch would be admitted; 0 when admitted */
+  retryAfterSeconds: number
+  /** which limiter decided: `redis` shared across instances, or `memory` in this process */
+  source: 'memory' | 'redis'
+}
+
+export interface IngestRateLimiter {
+  take(projectId: string, events: number, eventsPerSecond: number): Promise<RateDecision>
+  close(): Promise<void>
+}
+
+export interface BucketState {
+  events: number
+  batches: number
+  updatedAt: number
+}
+
+/** The token-bucket arithmetic for both buckets; the Redis script below does the same. */
+export function decide(state: BucketState | undefined, now: number, events: number, eventsPerSecond: number, batchesPerSecond: number) {
+  const elapsed = state ? Math.max(0, now - state.updatedAt) : 0
+  const eventTokens = Math.min(eventsPerSecond, (state?.events ?? eventsPerSecond) + (elapsed * eventsPerSecond) / 1000)
+  const batchTokens = Math.min(batchesPerSecond, (state?.batches ?? batchesPerSecond) + (elapsed * batchesPerSecond) / 1000)
+  const eventsNeeded = Math.min(events, eventsPerSecond)
+  const eventsOk = eventTokens >= eventsNeeded
+  const batchesOk = batchTokens >= 1
+  const allowed = eventsOk && batchesOk
+  const next: BucketState = allowed
+    ? { events: eventTokens - events, batches: batchTokens - 1, updatedAt: now }
+    : { events: eventTokens, batches: batchTokens, updatedAt: now }
+  return { next, decision: describe(allowed, eventsOk, next, eventsNeeded, eventTokens, batchTokens, eventsPerSecond, batchesPerSecond) }
+}
+
+function describe(
+  allowed: boolean,
+  eventsOk: boolean,
+  next: BucketState,
+  eventsNeeded: number,
+  eventTokens: number,
+  batchTokens: number,
+  eventsPerSecond: number,
+  batchesPerSecond: number,
+): Omit<RateDecision, 'source'> {
+  const bucket = allowed || !eventsOk ? 'events' : 'batches'
+  const [tokens, rate] = bucket === 'events' ? [next.events, eventsPerSecond] : [next.batches, batchesPerSecond]
+  const retryAfter = allowed
+    ? 0
+    : Math.max(eventsOk ? 0 : (eventsNeeded - eventTokens) / eventsPerSecond, batchTokens >= 1 ? 0 : (1 - batchTokens) / batchesPerSecond)
+  return {
+    allowed,
+    bucket,
+    limit: rate,
+    remaining: Math.max(0, Math.floor(tokens)),
+    resetSeconds: Math.ceil((rate - tokens) / rate),
+    retryAfterSeconds: Math.ceil(retryAfter),
+  }
+}
+
+export function createMemoryRateLimiter(batchesPerSecond: number): IngestRateLimiter {
+  const states = new Map<string, BucketState>()
+  return {
+    async take(projectId, events, eventsPerSecond) {
+      const now = Date.now()
+      const { next, decision } = decide(states.get(projectId), now, events, eventsPerSecond, batchesPerSecond)
+      states.set(projectId, next)
+      if (states.size > 100_000) dropFullBuckets(states, now, eventsPerSecond, batchesPerSecond)
+      return { ...decision, source: 'memory' }
+    },
+    async close() {},
+  }
+}
+
+// A bucket idle long enough to be full again carries no information; forgetting it bounds memory.
+function dropFullBuckets(states: Map<string, BucketState>, now: number, eventsPerSecond: number, batchesPerSecond: number) {
+  for (const [key, state] of states) {
+    if (decide(state, now, 0, eventsPerSecond, batchesPerSecond).next.events >= eventsPerSecond) states.delete(key)
+  }
+}
+
+const TAKE_SCRIPT = `
+local now_parts = redis.call('TIME')
+local now = tonumber(now_parts[1]) * 1000 + math.floor(tonumber(now_parts[2]) / 1000)
+local n = tonumber(ARGV[1])
+local er = tonumber(ARGV[2])
+local br = tonumber(ARGV[3])
+local s = redis.call('HMGET', KEYS[1], 'e', 'b', 't')
+local e = tonumber(s[1]) or er
+local b = tonumber(s[2]) or br
+local t = tonumber(s[3]) or now
+local elapsed = math.max(0, now - t)
+e = math.min(er, e + elapsed * er / 1000)
+b = math.min(br, b + elapsed * br / 1000)
+local e0 = e
+local b0 = b
+local allowed = 0
+if e >= math.min(n, er) and b >= 1 then
+  e = e - n
+  b = b - 1
+  allowed = 1
+end
+redis.call('HSET', KEYS[1], 'e', tostring(e), 'b', tostring(b), 't', tostring(now))
+redis.call('PEXPIRE', KEYS[1], math.ceil((er - e) / er * 1000) + 1000)
+return { allowed, tostring(e0), tostring(b0), tostring(now) }
+`
+
+/**
+ * Limits shared by every portal instance through Redis. While Redis cannot be reached, each
+ * instance falls back to its own in-memory buckets (logged once per outage) and returns to the
+ * shared ones by itself when Redis answers again.
+ */
+export function createRedisRateLimiter(url: string, batchesPerSecond: number, log: FastifyBaseLogger): IngestRateLimiter & { redis: Redis } {
+  const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 500, lazyConnect: false })
+  redis.on('error', () => {}) // reported through the fallback warning below, not once per reconnect attempt
+  redis.defineCommand('portalTakeTokens', { numberOfKeys: 1, lua: TAKE_SCRIPT })
+  const fallback = createMemoryRateLimiter(batchesPerSecond)
+  let degraded = false
+
+  return {
+    redis,
+    async take(projectId, events, eventsPerSecond) {
+      try {
+        const [allowed, e0, b0, now] = (await (redis as any).portalTakeTokens(`portal:ingest-rate:${projectId}`, events, eventsPerSecond, batchesPerSecond)) as [
+          number,
+          string,
+          string,
+          string,
+        ]
+        if (degraded) log.info('redis answers again; ingest rate limits are shared across instances once more')
+        degraded = false
+        // Re-run the same arithmetic on the tokens the script saw, to explain its decision the same way.
+        const state = { events: Number(e0), batches: Number(b0), updatedAt: Number(now) }
+        const { decision } = decide(state, Number(now), events, eventsPerSecond, batchesPerSecond)
+        return { ...decision, allowed: allowed === 1, source: 'redis' }
+      } catch (error) {
+        if (!degraded) log.warn({ err: error }, 'redis unreachable; ingest rate limits fall back to this instance only')
+        degraded = true
+        return fallback.take(projectId, events, eventsPerSecond)
+      }
+    },
+    async close() {
+      redis.disconnect()
+    },
+  }
+}

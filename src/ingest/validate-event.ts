@@ -1,0 +1,77 @@
+import { Compile } from 'typebox/compile'
+import type { TObject } from 'typebox'
+import { formReason } from '../modules/fields.ts'
+import type { EventModule } from '../modules/module.ts'
+import { eventTypes, moduleByType } from '../modules/registry.ts'
+
+export type EventCheck = { module: EventModule<any>; ts: number; data: Record<string, unknown>; dataJson: string } | { reason: string }
+
+const validators = new Map([...moduleByType].map(([type, module]) => [type, Compile(module.payload)]))
+
+// ISO 8601 date-time in UTC: a Z or a zero offset; seconds and fractions optional.
+const UTC_TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(:\d{2}(\.\d{1,9})?)?(Z|[+-]00:?00)$/
+
+const TYPE_NAMES: Record<string, string> = {
+  string: 'a string',
+  integer: 'an integer',
+  number: 'a number',
+  boolean: 'a boolean',
+  object: 'an object',
+  array: 'an array',
+}
+
+/** Checks one event of a batch: the envelope first, then the payload with its module's own schema. */
+export function checkEvent(raw: unknown): EventCheck {
+  if (!isPlainObject(raw)) return { reason: 'event: must be an object with type, ts and data' }
+  const module = typeof raw.type === 'string' ? moduleByType.get(raw.type) : undefined
+  if (!module) return { reason: `type: must be one of ${eventTypes.join(', ')}` }
+  const ts = utcTimestamp(raw.ts)
+  if (ts === undefined) return { reason: 'ts: must be an ISO 8601 UTC timestamp, e.g. 2026-01-31T12:00:00.000Z' }
+  const data = raw.data
+  if (!isPlainObject(data)) return { reason: 'data: must be an object' }
+  const validator = validators.get(module.type)!
+  if (!validator.Check(data)) return { reason: payloadReasons(module.payload, [...validator.Errors(data)]) }
+  const crossField = module.check?.(data)
+  if (crossField) return { reason: crossField }
+  try {
+    return { module, ts, data, dataJson: JSON.stringify(data) }
+  } catch {
+    // JSON.stringify recurses; a payload nested thousands deep cannot be stored or read back
+    return { reason: 'data: is nested too deeply to store' }
+  }
+}
+
+function payloadReasons(payload: TObject, errors: { keyword: string; instancePath: string; params: any; message: string }[]): string {
+  const reasons = errors.map((error) => {
+    const path = ['data', ...error.instancePath.split('/').filter(Boolean)]
+    if (error.keyword === 'required') return `${path.join('.')}.${error.params.requiredProperties[0]}: required`
+    const field = path.join('.')
+    const schema = payload.properties[path[1]]
+    switch (error.keyword) {
+      case 'type':
+        return `${field}: must be ${TYPE_NAMES[error.params.type] ?? error.params.type}`
+      case 'minimum':
+        return `${field}: must be at least ${error.params.limit}`
+      case 'maximum':
+        return `${field}: must be at most ${error.params.limit}`
+      default:
+        return `${field}: ${formReason(schema) ?? error.message}`
+    }
+  })
+  return [...new Set(reasons)].join('; ')
+}
+
+function utcTimestamp(value: unknown): number | undefined {
+  if (typeof value !== 'string') return undefined
+  const match = UTC_TIMESTAMP.exec(value)
+  if (!match) return undefined
+  const ms = Date.parse(value)
+  if (!Number.isFinite(ms)) return undefined
+  // Date.parse rolls 2026-02-30 over into March; a real date reads back with the same day.
+  const day = new Date(ms).toISOString().slice(0, 10)
+  return day === `${match[1]}-${match[2]}-${match[3]}` ? ms : undefined
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}

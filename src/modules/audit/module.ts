@@ -1,0 +1,20 @@
+import { Type } from 'typebox'
+import { columnEquals, defineModule } from '../module.ts'
+import { AuditPayload } from './payload.ts'
+import { auditMigrations } from './migrations.ts'
+
+export const auditModule = defineModule({
+  type: 'audit',
+  name: 'audit',
+  basePath: '/api/modules/audit',
+  payload: AuditPayload,
+  table: 'audit_events',
+  migrations: auditMigrations,
+  columns: (d) => ({ actor: d.actor, action: d.action ?? null, resource: d.resource ?? null, status_code: d.statusCode ?? null }),
+  filters: {
+    actor: columnEquals('actor', Type.String()),
+    action: columnEquals('action', Type.String()),
+    resource: columnEquals('resource', Type.String()),
+    status_code: columnEquals('status_code', Type.Integer({ minimum: 100, maximum: 599 })),
+  },
+})

@@ -1,0 +1,18 @@
+import { Type } from 'typebox'
+import { Context, NonNegative, StatusCode, Text } from '../fields.ts'
+
+export const AuditPayload = Type.Object(
+  {
+    actor: Text('who acted: a user, a token, a service'),
+    action: Type.Optional(Text('what they did, e.g. project.created')),
+    resource: Type.Optional(Text('what they did it to')),
+    method: Type.Optional(Text('HTTP method')),
+    path: Type.Optional(Text('request path')),
+    statusCode: Type.Optional(StatusCode()),
+    duration: Type.Optional(NonNegative('milliseconds')),
+    ip: Type.Optional(Text()),
+    userAgent: Type.Optional(Text()),
+    metadata: Type.Optional(Context()),
+  },
+  { additionalProperties: true },
+)

@@ -1,0 +1,18 @@
+import { Type } from 'typebox'
+import { columnEquals, defineModule } from '../module.ts'
+import { ConfigPayload } from './payload.ts'
+import { configMigrations } from './migrations.ts'
+
+export const configsModule = defineModule({
+  type: 'config',
+  name: 'configs',
+  basePath: '/api/modules/configs',
+  payload: ConfigPayload,
+  table: 'config_events',
+  migrations: configMigrations,
+  columns: (d) => ({ path: d.path, actor: d.actor ?? null }),
+  filters: {
+    path: columnEquals('path', Type.String()),
+    actor: columnEquals('actor', Type.String()),
+  },
+})

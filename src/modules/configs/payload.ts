@@ -1,0 +1,11 @@
+import { Type } from 'typebox'
+import { Text } from '../fields.ts'
+
+export const ConfigPayload = Type.Object(
+  {
+    path: Text('the configuration file’s path'),
+    diff: Type.Optional(Text('unified diff of the change')),
+    actor: Type.Optional(Text('who changed it')),
+  },
+  { additionalProperties: true },
+)

@@ -1,0 +1,14 @@
+import { Type } from 'typebox'
+import { CurrencyCode, Text, YearMonth } from '../fields.ts'
+
+export const CostPayload = Type.Object(
+  {
+    provider: Type.Optional(Text('aws, gcp, azure — or your own')),
+    service: Type.Optional(Text()),
+    region: Type.Optional(Text()),
+    amount: Type.Number({ description: 'decimal amount in `currency`' }),
+    currency: CurrencyCode(),
+    period: Type.Optional(YearMonth()),
+  },
+  { additionalProperties: true },
+)

@@ -1,0 +1,19 @@
+import { Type } from 'typebox'
+import { columnEquals, defineModule } from '../module.ts'
+import { DeployPayload } from './payload.ts'
+import { deployMigrations } from './migrations.ts'
+
+export const deploysModule = defineModule({
+  type: 'deploy',
+  name: 'deploys',
+  basePath: '/api/modules/deploys',
+  payload: DeployPayload,
+  table: 'deploy_events',
+  migrations: deployMigrations,
+  columns: (d) => ({ service: d.service, environment: d.environment ?? null, status: d.status ?? null, version: d.version ?? null }),
+  filters: {
+    service: columnEquals('service', Type.String()),
+    environment: columnEquals('environment', Type.String()),
+    status: columnEquals('status', Type.String()),
+  },
+})

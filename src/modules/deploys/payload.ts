@@ -1,0 +1,13 @@
+import { Type } from 'typebox'
+import { Text } from '../fields.ts'
+
+export const DeployPayload = Type.Object(
+  {
+    service: Text(),
+    version: Type.Optional(Text()),
+    environment: Type.Optional(Text('production, staging, …')),
+    status: Type.Optional(Text('started, succeeded, failed, rolled_back — or your own')),
+    commit: Type.Optional(Text('commit SHA')),
+  },
+  { additionalProperties: true },
+)

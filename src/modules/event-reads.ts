@@ -1,0 +1,100 @@
+import { Type, type TProperties } from 'typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { Kysely } from 'kysely'
+import type { PortalContext } from '../context.ts'
+import { accessPrincipal } from '../http/auth.ts'
+import { List, PageQuery, TimeRangeQuery, pageAfter, queryTime, toPage, DEFAULT_LIMIT } from '../http/list.ts'
+import { problemResponses } from '../http/problem.ts'
+import { isoTime } from '../ids.ts'
+import { findProject } from '../projects/store.ts'
+import type { EventModule } from './module.ts'
+
+export const ModuleStatus = Type.Object({
+  module: Type.String(),
+  eventType: Type.String(),
+  status: Type.Literal('ok'),
+  projectId: Type.Optional(Type.String()),
+  events: Type.Optional(Type.Integer({ description: 'events stored for project_id' })),
+  lastEventAt: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),
+})
+
+/** The two reads every module serves (DESIGN: Module reads): its status and its newest-first events. */
+export function eventReads(module: EventModule): FastifyPluginAsyncTypebox<{ ctx: PortalContext }> {
+  const filterQuery: TProperties = {}
+  for (const [name, filter] of Object.entries(module.filters)) filterQuery[name] = Type.Optional(filter.schema)
+  const StoredEventSchema = Type.Object({
+    id: Type.String(),
+    projectId: Type.String(),
+    type: Type.Literal(module.type),
+    ts: Type.String({ format: 'date-time' }),
+    receivedAt: Type.String({ format: 'date-time' }),
+    data: module.payload,
+  })
+  const tags = [module.name]
+
+  return async (app, { ctx }) => {
+    const db = ctx.storage.db as unknown as Kysely<any>
+
+    app.get(
+      '/status',
+      {
+        config: { access: 'read' },
+        schema: {
+          tags,
+          summary: `${module.name} module health; with project_id, that project's event count and latest event`,
+          querystring: Type.Object({ project_id: Type.Optional(Type.String()) }, { additionalProperties: false }),
+          response: { 200: ModuleStatus, ...problemResponses(400, 401, 403, 404, 503) },
+        },
+      },
+      async (request) => {
+        const status = { module: module.name, eventType: module.type, status: 'ok' as const }
+        const projectId = request.query.project_id
+        if (projectId === undefined) {
+          await db.selectFrom(module.table).select('id').limit(1).execute()
+          return status
+        }
+        await findProject(ctx.storage.db, accessPrincipal(request).orgId, projectId)
+        const row = await db
+          .selectFrom(module.table)
+          .select((eb) => [eb.fn.countAll<number>().as('events'), eb.fn.max('ts').as('last')])
+          .where('project_id', '=', projectId)
+          .executeTakeFirstOrThrow()
+        return { ...status, projectId, events: Number(row.events), lastEventAt: isoTime(row.last === null ? null : Number(row.last)) }
+      },
+    )
+
+    app.get(
+      '/events',
+      {
+        config: { access: 'read' },
+        schema: {
+          tags,
+          summary: `${module.name} events of a project, newest first`,
+          querystring: Type.Object({ project_id: Type.String(), ...PageQuery, ...TimeRangeQuery, ...filterQuery }, { additionalProperties: false }),
+          response: { 200: List(StoredEventSchema), ...problemResponses(400, 401, 403, 404, 503) },
+        },
+      },
+      async (request) => {
+        const { project_id: projectId, limit = DEFAULT_LIMIT, cursor, from, to, ...filters } = request.query as Record<string, any>
+        await findProject(ctx.storage.db, accessPrincipal(request).orgId, projectId)
+        let query = db.selectFrom(module.table).select(['id', 'project_id', 'ts', 'received_at', 'data']).where('project_id', '=', projectId)
+        const fromMs = queryTime(from)
+        const toMs = queryTime(to)
+        if (fromMs !== undefined) query = query.where('ts', '>=', fromMs)
+        if (toMs !== undefined) query = query.where('ts', '<', toMs)
+        for (const [name, value] of Object.entries(filters)) {
+          if (value !== undefined) query = module.filters[name].apply(query, value, ctx.storage)
+        }
+        const rows = await pageAfter(query, cursor, limit, 'ts', 'id').execute()
+        return toPage(rows, limit, (row) => [Number(row.ts), row.id], (row) => ({
+          id: row.id,
+          projectId: row.project_id,
+          type: module.type,
+          ts: new Date(Number(row.ts)).toISOString(),
+          receivedAt: new Date(Number(row.received_at)).toISOString(),
+          data: ctx.storage.parseJson<Record<string, unknown>>(row.data),
+        }))
+      },
+    )
+  }
+}

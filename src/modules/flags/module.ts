@@ -1,0 +1,18 @@
+import { Type } from 'typebox'
+import { columnEquals, defineModule } from '../module.ts'
+import { FeatureFlagPayload } from './payload.ts'
+import { featureFlagMigrations } from './migrations.ts'
+
+export const flagsModule = defineModule({
+  type: 'feature_flag',
+  name: 'flags',
+  basePath: '/api/flags',
+  payload: FeatureFlagPayload,
+  table: 'feature_flag_events',
+  migrations: featureFlagMigrations,
+  columns: (d) => ({ flag_key: d.key, actor: d.actor ?? null }),
+  filters: {
+    key: columnEquals('flag_key', Type.String()),
+    actor: columnEquals('actor', Type.String()),
+  },
+})

@@ -1,0 +1,22 @@
+import { Type } from 'typebox'
+import { columnEquals, defineModule } from '../module.ts'
+import { LogPayload } from './payload.ts'
+import { logMigrations } from './migrations.ts'
+
+export const logsModule = defineModule({
+  type: 'log',
+  name: 'logs',
+  basePath: '/api/modules/logs',
+  payload: LogPayload,
+  table: 'log_events',
+  migrations: logMigrations,
+  columns: (d) => ({ level: d.level ?? null, module: d.module ?? null, message: d.message }),
+  filters: {
+    level: columnEquals('level', Type.String()),
+    module: columnEquals('module', Type.String()),
+    q: {
+      schema: Type.String({ minLength: 1, description: 'case-insensitive text within the message' }),
+      apply: (query, value, storage) => query.where(storage.containsText('message', value)),
+    },
+  },
+})

@@ -1,0 +1,61 @@
+import type { TObject, TSchema, Static } from 'typebox'
+import type { FastifyPluginAsync } from 'fastify'
+import type { Kysely, SelectQueryBuilder } from 'kysely'
+import type { PortalContext } from '../context.ts'
+import type { Migration } from '../storage/migrations.ts'
+import type { Storage } from '../storage/storage.ts'
+
+/** An accepted event on its way into its module's table. */
+export interface StoredEvent<D = Record<string, unknown>> {
+  id: string
+  projectId: string
+  ts: number
+  receivedAt: number
+  data: D
+}
+
+/** A query parameter of a module's `events` read, and how it narrows the query. */
+export interface EventFilter {
+  schema: TSchema
+  apply(query: SelectQueryBuilder<any, any, any>, value: any, storage: Storage): SelectQueryBuilder<any, any, any>
+}
+
+/** A value written to an indexed column of the module's table, taken from the payload. */
+export type ColumnValue = string | number | null
+
+/**
+ * One event type and everything that serves it. Adding a fourteenth type is one folder that exports
+ * one of these, and one line in `registry.ts`; ingest, reads, OpenAPI and tests follow from the list.
+ */
+export interface EventModule<P extends TObject = TObject> {
+  /** the `type` of the events it receives */
+  type: string
+  /** the module's name in status answers and documentation */
+  name: string
+  /** spec 4.5, without the trailing slash */
+  basePath: string
+  /** the shape of `data`: ingest validation, TypeScript types and OpenAPI come from this one schema */
+  payload: P
+  /** a rule across fields that a schema cannot say readably; returns the rejection reason */
+  check?(data: Static<P>): string | undefined
+  /** the module's table: id, project_id, ts, received_at, data, and the columns below */
+  table: string
+  migrations: Migration[]
+  /** indexed columns filled from the payload, by column name */
+  columns(data: Static<P>): Record<string, ColumnValue>
+  /** query parameters of `GET {basePath}/events` beyond the common ones, by snake_case name */
+  filters: Record<string, EventFilter>
+  /** work beyond the row insert, in the same transaction (a tenant's new limit, an error's group) */
+  afterWrite?(trx: Kysely<any>, events: StoredEvent<Static<P>>[], ctx: PortalContext): Promise<void>
+  /** the module's own reads, registered under its base path */
+  routes?: FastifyPluginAsync<{ ctx: PortalContext; module: EventModule<P> }>
+}
+
+/** A filter on equality with one column. */
+export function columnEquals(column: string, schema: TSchema): EventFilter {
+  return { schema, apply: (query, value) => query.where(column, '=', value) }
+}
+
+export function defineModule<P extends TObject>(module: EventModule<P>): EventModule<P> {
+  return module
+}

@@ -1,0 +1,18 @@
+import { Type } from 'typebox'
+import { columnEquals, defineModule } from '../module.ts'
+import { PerformancePayload } from './payload.ts'
+import { performanceMigrations } from './migrations.ts'
+
+export const performanceModule = defineModule({
+  type: 'performance',
+  name: 'performance',
+  basePath: '/api/modules/performance',
+  payload: PerformancePayload,
+  table: 'performance_events',
+  migrations: performanceMigrations,
+  columns: (d) => ({ service: d.service ?? null, metric: d.metric, value: d.value, unit: d.unit ?? null }),
+  filters: {
+    service: columnEquals('service', Type.String()),
+    metric: columnEquals('metric', Type.String()),
+  },
+})

@@ -1,0 +1,12 @@
+import { Type } from 'typebox'
+import { Text } from '../fields.ts'
+
+export const PerformancePayload = Type.Object(
+  {
+    service: Type.Optional(Text()),
+    metric: Text('e.g. http.server.duration'),
+    value: Type.Number(),
+    unit: Type.Optional(Text('ms, s, bytes, percent — or your own')),
+  },
+  { additionalProperties: true },
+)

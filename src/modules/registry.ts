@@ -1,0 +1,35 @@
+import type { EventModule } from './module.ts'
+import { auditModule } from './audit/module.ts'
+import { configsModule } from './configs/module.ts'
+import { costsModule } from './costs/module.ts'
+import { deploysModule } from './deploys/module.ts'
+import { errorsModule } from '../errors/module.ts'
+import { flagsModule } from './flags/module.ts'
+import { logsModule } from './logs/module.ts'
+import { performanceModule } from './performance/module.ts'
+import { repositoryModule } from './repository/module.ts'
+import { tenantsModule } from './tenants/module.ts'
+import { tracesModule } from './traces/module.ts'
+import { videoModule } from './video/module.ts'
+import { webhooksModule } from '../webhooks/module.ts'
+
+/** Every event type the portal takes, one line each; ingest, reads, migrations and OpenAPI read this list. */
+export const modules: EventModule<any>[] = [
+  auditModule,
+  configsModule,
+  costsModule,
+  deploysModule,
+  errorsModule,
+  flagsModule,
+  logsModule,
+  performanceModule,
+  repositoryModule,
+  tenantsModule,
+  tracesModule,
+  videoModule,
+  webhooksModule,
+]
+
+export const moduleByType: ReadonlyMap<string, EventModule<any>> = new Map(modules.map((module) => [module.type, module]))
+
+export const eventTypes: string[] = modules.map((module) => module.type)

@@ -1,0 +1,19 @@
+import { Type } from 'typebox'
+import { columnEquals, defineModule } from '../module.ts'
+import { RepositoryPayload } from './payload.ts'
+import { repositoryMigrations } from './migrations.ts'
+
+export const repositoryModule = defineModule({
+  type: 'repository',
+  name: 'repository',
+  basePath: '/api/modules/repository',
+  payload: RepositoryPayload,
+  table: 'repository_events',
+  migrations: repositoryMigrations,
+  columns: (d) => ({ repo: d.repo, branch: d.branch ?? null, author: d.author ?? null }),
+  filters: {
+    repo: columnEquals('repo', Type.String()),
+    branch: columnEquals('branch', Type.String()),
+    author: columnEquals('author', Type.String()),
+  },
+})

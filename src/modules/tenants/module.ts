@@ -1,0 +1,26 @@
+import { Type } from 'typebox'
+import { columnEquals, defineModule } from '../module.ts'
+import { TenantPayload } from './payload.ts'
+import { tenantMigrations } from './migrations.ts'
+
+export const tenantsModule = defineModule({
+  type: 'tenant',
+  name: 'tenants',
+  basePath: '/api/tenants',
+  payload: TenantPayload,
+  table: 'tenant_events',
+  migrations: tenantMigrations,
+  columns: (d) => ({ tenant_project_id: d.projectId ?? null, plan: d.plan }),
+  filters: {
+    plan: columnEquals('plan', Type.String()),
+  },
+  // A project's own tenant events set its ingest limit; the limiter caps it at the install's limit.
+  async afterWrite(trx, events) {
+    const latest = events
+      .filter((event) => event.data.ingestLimitPerSecond !== undefined && (event.data.projectId ?? event.projectId) === event.projectId)
+      .sort((a, b) => a.ts - b.ts)
+      .at(-1)
+    if (!latest) return
+    await trx.updateTable('projects').set({ ingest_events_per_second: latest.data.ingestLimitPerSecond }).where('id', '=', latest.projectId).execute()
+  },
+})

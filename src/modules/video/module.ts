@@ -1,0 +1,18 @@
+import { Type } from 'typebox'
+import { columnEquals, defineModule } from '../module.ts'
+import { VideoPayload } from './payload.ts'
+import { videoMigrations } from './migrations.ts'
+
+export const videoModule = defineModule({
+  type: 'video',
+  name: 'video',
+  basePath: '/api/video',
+  payload: VideoPayload,
+  table: 'video_events',
+  migrations: videoMigrations,
+  columns: (d) => ({ job_id: d.jobId, status: d.status ?? null }),
+  filters: {
+    job_id: columnEquals('job_id', Type.String()),
+    status: columnEquals('status', Type.String()),
+  },
+})

@@ -1,0 +1,71 @@
+import pino, { type Logger } from 'pino'
+import type { Config } from './config.ts'
+import type { PortalContext } from './context.ts'
+import { bootstrapAdmin } from './identity/store.ts'
+import { createSecretBox, loadServerKey } from './identity/secrets.ts'
+import { deleteExpiredIdempotencyKeys } from './ingest/idempotency.ts'
+import { createMemoryRateLimiter, createRedisRateLimiter } from './ingest/rate-limit.ts'
+import { modules } from './modules/registry.ts'
+import { buildServer, type PortalServer } from './server.ts'
+import { coreMigrations, migrate } from './storage/migrations.ts'
+import { openStorage, type Storage } from './storage/storage.ts'
+
+const IDEMPOTENCY_SWEEP_MS = 10 * 60 * 1000
+
+export const allMigrations = [...coreMigrations, ...modules.flatMap((module) => module.migrations)]
+
+export function createLogger(config: Config, destination?: NodeJS.WritableStream): Logger {
+  return pino(
+    {
+      level: config.logLevel,
+      // Belt and braces: request logs carry no headers, but nothing with a credential may reach a log.
+      redact: { paths: ['req.headers.authorization', 'req.headers["x-service-signature"]', '*.secret', '*.webhookSecret', '*.key', '*.token'], censor: '[redacted]' },
+    },
+    destination as pino.DestinationStream | undefined,
+  )
+}
+
+export async function openMigratedStorage(config: Config): Promise<Storage> {
+  const storage = await openStorage(config.databaseUrl, { poolSize: config.databasePoolSize })
+  await migrate(storage, allMigrations)
+  return storage
+}
+
+export interface RunningPortal {
+  app: PortalServer
+  ctx: PortalContext
+  url: string
+  /** an admin token made on first start of an empty database, to be shown once */
+  firstAdminToken: string | undefined
+  close(): Promise<void>
+}
+
+/** Opens storage, migrates, bootstraps identity and listens: what `portal serve` and the tests run. */
+export async function startPortal(config: Config, log: Logger = createLogger(config)): Promise<RunningPortal> {
+  const storage = await openMigratedStorage(config)
+  const firstAdminToken = await bootstrapAdmin(storage.db, config.bootstrapToken)
+  const rateLimiter = config.redisUrl
+    ? createRedisRateLimiter(config.redisUrl, config.ingest.batchesPerSecond, log)
+    : createMemoryRateLimiter(config.ingest.batchesPerSecond)
+  const ctx: PortalContext = { config, storage, secretBox: createSecretBox(loadServerKey(config.secretKey, config.dataDir)), rateLimiter, log }
+  const app = await buildServer(ctx)
+  const address = await app.listen({ port: config.port, host: config.host })
+
+  const sweep = setInterval(() => {
+    deleteExpiredIdempotencyKeys(storage.db).catch((error) => log.warn({ err: error }, 'could not delete expired idempotency keys'))
+  }, IDEMPOTENCY_SWEEP_MS)
+  sweep.unref()
+
+  return {
+    app,
+    ctx,
+    url: address.replace('0.0.0.0', '127.0.0.1'),
+    firstAdminToken,
+    async close() {
+      clearInterval(sweep)
+      await app.close()
+      await rateLimiter.close()
+      await storage.close()
+    },
+  }
+}

@@ -1,0 +1,115 @@
+import { Type } from 'typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { PortalContext } from '../context.ts'
+import { accessPrincipal } from '../http/auth.ts'
+import { DEFAULT_LIMIT, List, PageQuery, pageAfter, toPage } from '../http/list.ts'
+import { problemResponses } from '../http/problem.ts'
+import { isoTime, newId } from '../ids.ts'
+import { recordManagementAction } from '../modules/audit/record.ts'
+import { findProject, type ProjectRow } from './store.ts'
+
+export const Project = Type.Object({
+  id: Type.String({ description: 'prj_…' }),
+  orgId: Type.String(),
+  name: Type.String(),
+  createdAt: Type.String({ format: 'date-time' }),
+  updatedAt: Type.String({ format: 'date-time' }),
+})
+
+const ProjectInput = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false })
+const ProjectParams = Type.Object({ id: Type.String() })
+
+export function projectView(row: ProjectRow) {
+  return { id: row.id, orgId: row.org_id, name: row.name, createdAt: isoTime(row.created_at)!, updatedAt: isoTime(row.updated_at)! }
+}
+
+export const projectRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = async (app, { ctx }) => {
+  const db = ctx.storage.db
+  const tags = ['projects']
+
+  app.get(
+    '/api/projects',
+    {
+      config: { access: 'read' },
+      schema: {
+        tags,
+        summary: 'List the organisation’s projects, newest first',
+        querystring: Type.Object({ ...PageQuery }, { additionalProperties: false }),
+        response: { 200: List(Project), ...problemResponses(400, 401, 403, 503) },
+      },
+    },
+    async (request) => {
+      const { limit = DEFAULT_LIMIT, cursor } = request.query
+      const query = db.selectFrom('projects').selectAll().where('org_id', '=', accessPrincipal(request).orgId).where('deleted_at', 'is', null)
+      const rows = await pageAfter(query, cursor, limit, 'created_at', 'id').execute()
+      return toPage(rows, limit, (row) => [row.created_at, row.id], projectView)
+    },
+  )
+
+  app.post(
+    '/api/projects',
+    {
+      config: { access: 'admin' },
+      schema: { tags, summary: 'Create a project', body: ProjectInput, response: { 201: Project, ...problemResponses(400, 401, 403, 415, 503) } },
+    },
+    async (request, reply) => {
+      const principal = accessPrincipal(request)
+      const now = Date.now()
+      const row: ProjectRow = { id: newId('prj', now), org_id: principal.orgId, name: request.body.name, created_at: now, updated_at: now, deleted_at: null, ingest_events_per_second: null }
+      await db.transaction().execute(async (trx) => {
+        await trx.insertInto('projects').values(row).execute()
+        await recordManagementAction(trx, ctx, row.id, principal, 'project.created', row.id, { name: row.name })
+      })
+      return reply.code(201).send(projectView(row))
+    },
+  )
+
+  app.get(
+    '/api/projects/:id',
+    {
+      config: { access: 'read' },
+      schema: { tags, summary: 'Read a project', params: ProjectParams, response: { 200: Project, ...problemResponses(401, 403, 404, 503) } },
+    },
+    async (request) => projectView(await findProject(db, accessPrincipal(request).orgId, request.params.id)),
+  )
+
+  app.patch(
+    '/api/projects/:id',
+    {
+      config: { access: 'admin' },
+      schema: { tags, summary: 'Rename a project', params: ProjectParams, body: ProjectInput, response: { 200: Project, ...problemResponses(400, 401, 403, 404, 415, 503) } },
+    },
+    async (request) => {
+      const principal = accessPrincipal(request)
+      const project = await findProject(db, principal.orgId, request.params.id)
+      const updated = { ...project, name: request.body.name, updated_at: Date.now() }
+      await db.transaction().execute(async (trx) => {
+        await trx.updateTable('projects').set({ name: updated.name, updated_at: updated.updated_at }).where('id', '=', project.id).execute()
+        await recordManagementAction(trx, ctx, project.id, principal, 'project.updated', project.id, { from: project.name, to: updated.name })
+      })
+      return projectView(updated)
+    },
+  )
+
+  app.delete(
+    '/api/projects/:id',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Soft-delete a project: it leaves lists and reads, its keys stop working, its rows stay',
+        params: ProjectParams,
+        response: { 204: Type.Null({ description: 'Deleted' }), ...problemResponses(401, 403, 404, 503) },
+      },
+    },
+    async (request, reply) => {
+      const principal = accessPrincipal(request)
+      const project = await findProject(db, principal.orgId, request.params.id)
+      await db.transaction().execute(async (trx) => {
+        await recordManagementAction(trx, ctx, project.id, principal, 'project.deleted', project.id)
+        await trx.updateTable('projects').set({ deleted_at: Date.now() }).where('id', '=', project.id).execute()
+      })
+      return reply.code(204).send(null)
+    },
+  )
+}

@@ -1,0 +1,56 @@
+import Fastify from 'fastify'
+import underPressure from '@fastify/under-pressure'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { PortalContext } from './context.ts'
+import { authPlugin } from './http/auth.ts'
+import { openApiPlugin, openApiRoute } from './http/openapi.ts'
+import { ProblemError, problemErrorHandler, sendProblem } from './http/problem.ts'
+import { healthRoutes } from './health/routes.ts'
+import { ingestRoutes } from './ingest/route.ts'
+import { eventReads } from './modules/event-reads.ts'
+import { modules } from './modules/registry.ts'
+import { apiKeyRoutes } from './projects/api-key-routes.ts'
+import { projectRoutes } from './projects/routes.ts'
+
+/** Builds the portal's HTTP app from its context; listening is the caller's choice (main, tests). */
+export async function buildServer(ctx: PortalContext) {
+  const app = Fastify({
+    loggerInstance: ctx.log,
+    bodyLimit: 1024 * 1024,
+    ajv: {
+      // Unknown query parameters and fields are refused with a 400 naming them, not silently dropped.
+      customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true },
+      plugins: [(ajv: any) => ajv.addKeyword({ keyword: 'x-reason', schemaType: 'string' })],
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>()
+
+  app.setErrorHandler(problemErrorHandler(ctx.storage.isUnavailable))
+  app.setNotFoundHandler((request, reply) => sendProblem(reply, 404, 'not_found', `no route for ${request.method} ${request.url.split('?')[0]}`))
+
+  const { maxEventLoopDelayMs, retryAfterSeconds } = ctx.config.loadShedding
+  await app.register(underPressure, {
+    maxEventLoopDelay: maxEventLoopDelayMs,
+    // Health stays answerable while the rest sheds load, so that load balancers can tell busy from dead.
+    pressureHandler: (request, _reply, type) => {
+      if (request.routeOptions.url === '/api/health') return
+      return Promise.reject(
+        new ProblemError(503, 'overloaded', `the portal is shedding load (${type}); retry after ${retryAfterSeconds} s`, { 'retry-after': String(retryAfterSeconds) }),
+      )
+    },
+  })
+  await app.register(openApiPlugin)
+  await app.register(authPlugin, { ctx })
+
+  await app.register(healthRoutes, { ctx })
+  await app.register(openApiRoute)
+  await app.register(ingestRoutes, { ctx })
+  await app.register(projectRoutes, { ctx })
+  await app.register(apiKeyRoutes, { ctx })
+  for (const module of modules) {
+    await app.register(eventReads(module), { ctx, prefix: module.basePath })
+    if (module.routes) await app.register(module.routes, { ctx, module, prefix: module.basePath })
+  }
+  return app
+}
+
+export type PortalServer = Awaited<ReturnType<typeof buildServer>>

@@ -1,0 +1,102 @@
+import type { Kysely } from 'kysely'
+import type { ColumnTypes, Storage } from './storage.ts'
+
+/**
+ * A schema change, frozen in time: it takes `Kysely<any>` and never imports the app's current code,
+ * so that an old database can always be brought forward step by step.
+ */
+export interface Migration {
+  name: string
+  up(db: Kysely<any>, types: ColumnTypes): Promise<void>
+}
+
+export const coreMigrations: Migration[] = [
+  {
+    name: 'core/001_identity_projects_keys',
+    async up(db, t) {
+      await db.schema
+        .createTable('organizations')
+        .ifNotExists()
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('created_at', t.bigint, (c) => c.notNull())
+        .execute()
+      await db.schema
+        .createTable('access_tokens')
+        .ifNotExists()
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('org_id', 'text', (c) => c.notNull().references('organizations.id'))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('role', 'text', (c) => c.notNull())
+        .addColumn('token_hash', 'text', (c) => c.notNull().unique())
+        .addColumn('prefix', 'text', (c) => c.notNull())
+        .addColumn('created_at', t.bigint, (c) => c.notNull())
+        .addColumn('last_used_at', t.bigint)
+        .addColumn('revoked_at', t.bigint)
+        .execute()
+      await db.schema
+        .createTable('projects')
+        .ifNotExists()
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('org_id', 'text', (c) => c.notNull().references('organizations.id'))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('created_at', t.bigint, (c) => c.notNull())
+        .addColumn('updated_at', t.bigint, (c) => c.notNull())
+        .addColumn('deleted_at', t.bigint)
+        .addColumn('ingest_events_per_second', t.bigint)
+        .execute()
+      await db.schema.createIndex('projects_org_idx').ifNotExists().on('projects').columns(['org_id', 'created_at']).execute()
+      await db.schema
+        .createTable('api_keys')
+        .ifNotExists()
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('project_id', 'text', (c) => c.notNull().references('projects.id'))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('key_hash', 'text', (c) => c.notNull().unique())
+        .addColumn('prefix', 'text', (c) => c.notNull())
+        .addColumn('webhook_secret_encrypted', 'text', (c) => c.notNull())
+        .addColumn('created_at', t.bigint, (c) => c.notNull())
+        .addColumn('last_used_at', t.bigint)
+        .addColumn('revoked_at', t.bigint)
+        .execute()
+      await db.schema.createIndex('api_keys_project_idx').ifNotExists().on('api_keys').columns(['project_id', 'created_at']).execute()
+      await db.schema
+        .createTable('idempotency_keys')
+        .ifNotExists()
+        .addColumn('project_id', 'text', (c) => c.notNull())
+        .addColumn('key', 'text', (c) => c.notNull())
+        .addColumn('request_hash', 'text', (c) => c.notNull())
+        .addColumn('status_code', 'integer', (c) => c.notNull())
+        .addColumn('response_body', 'text', (c) => c.notNull())
+        .addColumn('created_at', t.bigint, (c) => c.notNull())
+        .addPrimaryKeyConstraint('idempotency_keys_pk', ['project_id', 'key'])
+        .execute()
+      await db.schema.createIndex('idempotency_keys_created_idx').ifNotExists().on('idempotency_keys').column('created_at').execute()
+    },
+  },
+]
+
+/** Applies, in order, every migration not yet recorded, under a lock so that concurrent starts take turns. */
+export async function migrate(storage: Storage, migrations: Migration[]): Promise<string[]> {
+  const db = storage.db as unknown as Kysely<any>
+  return storage.withExclusiveLock('portal_migrations', async () => {
+    await db.schema
+      .createTable('portal_migrations')
+      .ifNotExists()
+      .addColumn('name', 'text', (c) => c.primaryKey())
+      .addColumn('applied_at', storage.types.bigint, (c) => c.notNull())
+      .execute()
+    const done = new Set((await db.selectFrom('portal_migrations').select('name').execute()).map((row) => row.name as string))
+    const applied: string[] = []
+    for (const migration of migrations) {
+      if (done.has(migration.name)) continue
+      await db.transaction().execute(async (trx) => {
+        await migration.up(trx, storage.types)
+        await trx.insertInto('portal_migrations').values({ name: migration.name, applied_at: Date.now() }).execute()
+      })
+      applied.push(migration.name)
+    }
+    return applied
+  })
+}
+

@@ -1,0 +1,56 @@
+import pg from 'pg'
+import { Kysely, PostgresDialect, sql } from 'kysely'
+import { likePattern, type Storage } from '../storage.ts'
+import type { Database } from '../tables.ts'
+
+const INT8_OID = 20
+// Class 08 (connection), 53 (insufficient resources), 57P (operator intervention: shutdown, crash).
+const UNAVAILABLE_SQLSTATE = /^(08|53|57P)/
+const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN'])
+
+export function openPostgresStorage(url: string, poolSize: number): Storage {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    connectionTimeoutMillis: 5000,
+    // epoch milliseconds fit a JavaScript number exactly; pg would otherwise return bigint columns as strings
+    types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser },
+  })
+  // An idle client whose server went away emits here; without a listener that error would end the process.
+  pool.on('error', () => {})
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+
+  return {
+    dialect: 'postgres',
+    db,
+    types: { json: 'jsonb', bigint: 'bigint', double: 'double precision' },
+    parseJson: <T>(value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value) as T,
+    jsonText: (column, key) => sql<string | null>`${sql.ref(column)} ->> ${key}`,
+    containsText: (column, needle) => sql<boolean>`${sql.ref(column)} ilike ${likePattern(needle)} escape '\\'`,
+    async withExclusiveLock(name, run) {
+      const client = await pool.connect()
+      try {
+        await client.query('select pg_advisory_lock(hashtext($1))', [name])
+        try {
+          return await run()
+        } finally {
+          await client.query('select pg_advisory_unlock(hashtext($1))', [name])
+        }
+      } finally {
+        client.release()
+      }
+    },
+    isUnavailable(error) {
+      const code = String((error as { code?: unknown })?.code ?? '')
+      if (UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_NODE_CODES.has(code)) return true
+      const message = error instanceof Error ? error.message : ''
+      return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message)
+    },
+    async ping() {
+      await sql`select 1`.execute(db)
+    },
+    async close() {
+      await db.destroy()
+    },
+  }
+}

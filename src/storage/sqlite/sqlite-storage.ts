@@ -1,0 +1,39 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import SQLite from 'better-sqlite3'
+import { Kysely, SqliteDialect, sql } from 'kysely'
+import { likePattern, type Storage } from '../storage.ts'
+import type { Database } from '../tables.ts'
+
+const UNAVAILABLE_CODES = new Set(['SQLITE_READONLY', 'SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_CANTOPEN', 'SQLITE_BUSY', 'SQLITE_CORRUPT'])
+
+export function openSqliteStorage(file: string): Storage {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true })
+  const database = new SQLite(file)
+  database.pragma('journal_mode = WAL')
+  // FULL: a commit is fsynced before the portal answers, so an acknowledged event survives power loss too.
+  database.pragma('synchronous = FULL')
+  database.pragma('busy_timeout = 5000')
+  database.pragma('foreign_keys = ON')
+  database.pragma('cache_size = -65536')
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) })
+
+  return {
+    dialect: 'sqlite',
+    db,
+    types: { json: 'text', bigint: 'integer', double: 'real' },
+    parseJson: <T>(value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value) as T,
+    jsonText: (column, key) => sql<string | null>`json_extract(${sql.ref(column)}, ${'$."' + key.replace(/"/g, '') + '"'})`,
+    containsText: (column, needle) => sql<boolean>`${sql.ref(column)} like ${likePattern(needle)} escape '\\'`,
+    // One SQLite file has one writer process; the in-process lock is all there is to hold.
+    withExclusiveLock: (_name, run) => run(),
+    // Extended codes (SQLITE_IOERR_WRITE, SQLITE_READONLY_DBMOVED) share their primary code's first two words.
+    isUnavailable: (error) => UNAVAILABLE_CODES.has(String((error as { code?: unknown })?.code ?? '').split('_').slice(0, 2).join('_')),
+    async ping() {
+      await sql`select 1`.execute(db)
+    },
+    async close() {
+      await db.destroy()
+    },
+  }
+}

@@ -1,0 +1,48 @@
+import type { Kysely, RawBuilder } from 'kysely'
+import type { Database } from './tables.ts'
+
+/** Column types that differ between the databases; migrations take them instead of asking which database runs. */
+export interface ColumnTypes {
+  /** a JSON document: jsonb on PostgreSQL, text on SQLite */
+  json: 'jsonb' | 'text'
+  /** epoch milliseconds and counters: bigint on PostgreSQL, integer on SQLite */
+  bigint: 'bigint' | 'integer'
+  /** a float: double precision on PostgreSQL, real on SQLite */
+  double: 'double precision' | 'real'
+}
+
+/**
+ * The one storage interface. Everything outside `storage/` talks SQL through `db` (Kysely) and asks
+ * this object for the few expressions that differ between SQLite and PostgreSQL.
+ */
+export interface Storage {
+  readonly dialect: 'sqlite' | 'postgres'
+  readonly db: Kysely<Database>
+  readonly types: ColumnTypes
+  /** The value stored in a json column, for a value read back from one. */
+  parseJson<T = unknown>(value: unknown): T
+  /** `column ->> key` as text, for filters on a field inside a JSON document. */
+  jsonText(column: string, key: string): RawBuilder<string | null>
+  /** Case-insensitive substring match of `column` against `needle` (LIKE wildcards in it are literal). */
+  containsText(column: string, needle: string): RawBuilder<boolean>
+  /** Runs `run` while holding a lock that other portal processes sharing this database respect. */
+  withExclusiveLock<T>(name: string, run: () => Promise<T>): Promise<T>
+  /** True when an error means the database cannot be reached or written right now. */
+  isUnavailable(error: unknown): boolean
+  ping(): Promise<void>
+  close(): Promise<void>
+}
+
+export async function openStorage(databaseUrl: string, options: { poolSize: number }): Promise<Storage> {
+  if (databaseUrl.startsWith('sqlite:')) {
+    const { openSqliteStorage } = await import('./sqlite/sqlite-storage.ts')
+    return openSqliteStorage(databaseUrl.slice('sqlite:'.length))
+  }
+  const { openPostgresStorage } = await import('./postgres/postgres-storage.ts')
+  return openPostgresStorage(databaseUrl, options.poolSize)
+}
+
+/** Escapes LIKE wildcards so user text matches literally (with `ESCAPE '\'`). */
+export function likePattern(needle: string): string {
+  return `%${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+}

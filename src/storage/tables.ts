@@ -1,0 +1,45 @@
+/** Row types of the portal's own tables. Module tables are typed in their modules. */
+export interface Database {
+  organizations: { id: string; name: string; created_at: number }
+  access_tokens: {
+    id: string
+    org_id: string
+    name: string
+    role: 'admin' | 'viewer'
+    token_hash: string
+    prefix: string
+    created_at: number
+    last_used_at: number | null
+    revoked_at: number | null
+  }
+  projects: {
+    id: string
+    org_id: string
+    name: string
+    created_at: number
+    updated_at: number
+    deleted_at: number | null
+    /** lowered by a `tenant` event; null means the install's limit */
+    ingest_events_per_second: number | null
+  }
+  api_keys: {
+    id: string
+    project_id: string
+    name: string
+    key_hash: string
+    prefix: string
+    webhook_secret_encrypted: string
+    created_at: number
+    last_used_at: number | null
+    revoked_at: number | null
+  }
+  idempotency_keys: {
+    project_id: string
+    key: string
+    request_hash: string
+    status_code: number
+    response_body: string
+    created_at: number
+  }
+  portal_migrations: { name: string; applied_at: number }
+}

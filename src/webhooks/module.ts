@@ -1,0 +1,18 @@
+import { Type } from 'typebox'
+import { columnEquals, defineModule } from '../modules/module.ts'
+import { WebhookAttemptPayload } from './payload.ts'
+import { webhookEventMigrations } from './migrations.ts'
+
+export const webhooksModule = defineModule({
+  type: 'webhook',
+  name: 'webhooks',
+  basePath: '/api/webhooks',
+  payload: WebhookAttemptPayload,
+  table: 'webhook_events',
+  migrations: webhookEventMigrations,
+  columns: (d) => ({ destination: d.destination ?? null, url: d.url, status_code: d.statusCode ?? null }),
+  filters: {
+    destination: columnEquals('destination', Type.String()),
+    status_code: columnEquals('status_code', Type.Integer({ minimum: 100, maximum: 599 })),
+  },
+})
