@@ -1,0 +1,12 @@
+// `npm run bench`: every benchmark, in order. `npm run bench -- ingest` runs the named ones only.
+const BENCHMARKS: Record<string, () => Promise<unknown>> = {
+  ingest: () => import('./ingest.ts').then((m) => m.run()),
+}
+
+const wanted = process.argv.slice(2)
+for (const [name, run] of Object.entries(BENCHMARKS)) {
+  if (wanted.length && !wanted.includes(name)) continue
+  console.log(`\n=== ${name} ===`)
+  await run()
+}
+process.exit(0)

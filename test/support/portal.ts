@@ -1,0 +1,160 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+import { loadConfig, type Config } from '../../src/config.ts'
+import { createAccessToken, DEFAULT_ORG_ID } from '../../src/identity/store.ts'
+import { hmacSha256Hex } from '../../src/identity/secrets.ts'
+import { createLogger, startPortal, type RunningPortal } from '../../src/portal.ts'
+
+export type Dialect = 'sqlite' | 'postgres'
+
+/** The databases every storage test runs on; TEST_DATABASES=sqlite (or postgres) narrows it while developing. */
+export const DIALECTS: Dialect[] = (process.env.TEST_DATABASES ?? 'sqlite,postgres').split(',').map((d) => d.trim()) as Dialect[]
+
+export const POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
+
+/** A fresh, empty database of the dialect, and how to drop it afterwards. */
+export async function createTestDatabase(dialect: Dialect): Promise<{ url: string; dataDir: string; drop(): Promise<void> }> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'portal-test-'))
+  if (dialect === 'sqlite') {
+    return { url: `sqlite:${path.join(dataDir, 'portal.db')}`, dataDir, drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }) }
+  }
+  const name = `portal_test_${randomBytes(6).toString('hex')}`
+  await adminQuery(`create database ${name}`)
+  const url = new URL(POSTGRES_ADMIN_URL)
+  url.pathname = `/${name}`
+  return {
+    url: url.toString(),
+    dataDir,
+    async drop() {
+      await adminQuery(`drop database if exists ${name} with (force)`)
+      fs.rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+async function adminQuery(text: string) {
+  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL })
+  await client.connect()
+  try {
+    await client.query(text)
+  } finally {
+    await client.end()
+  }
+}
+
+export interface TestPortal {
+  dialect: Dialect
+  url: string
+  portal: RunningPortal
+  config: Config
+  /** an admin access token of the default organisation */
+  adminToken: string
+  /** an access token with the viewer role */
+  viewerToken: string
+  logs: string[]
+  request(method: string, path: string, options?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<TestResponse>
+  close(): Promise<void>
+}
+
+export interface TestResponse {
+  status: number
+  headers: Headers
+  body: any
+  text: string
+}
+
+/** A real portal listening on loopback over a fresh database; `env` is read like the process environment. */
+export async function startTestPortal(dialect: Dialect, env: Record<string, string> = {}): Promise<TestPortal> {
+  const database = await createTestDatabase(dialect)
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATABASE_URL: database.url,
+    PORTAL_DATA_DIR: database.dataDir,
+    LOG_LEVEL: 'info',
+    ...env,
+  })
+  const logs: string[] = []
+  const sink = new (await import('node:stream')).Writable({
+    write(chunk, _encoding, done) {
+      logs.push(chunk.toString())
+      done()
+    },
+  })
+  const portal = await startPortal(config, createLogger(config, sink))
+  const adminToken = (await createAccessToken(portal.ctx.storage.db, { orgId: DEFAULT_ORG_ID, role: 'admin', name: 'test admin' })).token
+  const viewerToken = (await createAccessToken(portal.ctx.storage.db, { orgId: DEFAULT_ORG_ID, role: 'viewer', name: 'test viewer' })).token
+  const base = portal.url
+
+  return {
+    dialect,
+    url: base,
+    portal,
+    config,
+    adminToken,
+    viewerToken,
+    logs,
+    async request(method, requestPath, options = {}) {
+      const headers: Record<string, string> = { ...options.headers }
+      if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`
+      let body: string | undefined
+      if (options.body !== undefined) {
+        body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body)
+        headers['content-type'] ??= 'application/json'
+      }
+      const response = await fetch(base + requestPath, { method, headers, body })
+      const text = await response.text()
+      let parsed: unknown = undefined
+      try {
+        parsed = text ? JSON.parse(text) : undefined
+      } catch {
+        parsed = undefined
+      }
+      return { status: response.status, headers: response.headers, body: parsed, text }
+    },
+    async close() {
+      await portal.close()
+      await database.drop()
+    },
+  }
+}
+
+export interface TestProject {
+  id: string
+  key: string
+  keyId: string
+  webhookSecret: string
+}
+
+/** Creates a project and an API key through the HTTP API, as a user would. */
+export async function createProject(t: TestPortal, name = 'test project', token = t.adminToken): Promise<TestProject> {
+  const project = await t.request('POST', '/api/projects', { token, body: { name } })
+  if (project.status !== 201) throw new Error(`project create: ${project.status} ${project.text}`)
+  const key = await t.request('POST', `/api/projects/${project.body.id}/keys`, { token, body: { name: 'test key' } })
+  if (key.status !== 201) throw new Error(`key create: ${key.status} ${key.text}`)
+  return { id: project.body.id, key: key.body.key, keyId: key.body.id, webhookSecret: key.body.webhookSecret }
+}
+
+/** Sends a signed ingest batch exactly as an SDK would. */
+export async function ingest(
+  t: TestPortal,
+  project: TestProject,
+  events: unknown[] | string,
+  headers: Record<string, string> = {},
+): Promise<TestResponse> {
+  const body = typeof events === 'string' ? events : JSON.stringify({ events })
+  return t.request('POST', '/api/ingest', {
+    token: project.key,
+    body,
+    headers: { 'content-type': 'application/json', 'x-service-signature': hmacSha256Hex(project.webhookSecret, body), ...headers },
+  })
+}
+
+/** An event of `type` stamped now (or at `ts`). */
+export function event(type: string, data: Record<string, unknown>, ts = new Date().toISOString()) {
+  return { type, ts, data }
+}
