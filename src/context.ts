@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Config } from './config.ts'
 import type { SecretBox } from './identity/secrets.ts'
 import type { IngestRateLimiter } from './ingest/rate-limit.ts'
+import type { Notifications } from './notifications.ts'
 import type { Storage } from './storage/storage.ts'
 
 /** What every part of the portal is handed at start: read once, shared, never global. */
@@ -10,5 +11,6 @@ export interface PortalContext {
   storage: Storage
   secretBox: SecretBox
   rateLimiter: IngestRateLimiter
+  notifications: Notifications
   log: FastifyBaseLogger
 }

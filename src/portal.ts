@@ -6,6 +6,7 @@ import { createSecretBox, loadServerKey } from './identity/secrets.ts'
 import { deleteExpiredIdempotencyKeys } from './ingest/idempotency.ts'
 import { createMemoryRateLimiter, createRedisRateLimiter } from './ingest/rate-limit.ts'
 import { modules } from './modules/registry.ts'
+import { noNotifications } from './notifications.ts'
 import { buildServer, type PortalServer } from './server.ts'
 import { coreMigrations, migrate } from './storage/migrations.ts'
 import { openStorage, type Storage } from './storage/storage.ts'
@@ -47,8 +48,9 @@ export async function startPortal(config: Config, log: Logger = createLogger(con
   const rateLimiter = config.redisUrl
     ? createRedisRateLimiter(config.redisUrl, config.ingest.batchesPerSecond, log)
     : createMemoryRateLimiter(config.ingest.batchesPerSecond)
-  const ctx: PortalContext = { config, storage, secretBox: createSecretBox(loadServerKey(config.secretKey, config.dataDir)), rateLimiter, log }
+  const ctx: PortalContext = { config, storage, secretBox: createSecretBox(loadServerKey(config.secretKey, config.dataDir)), rateLimiter, notifications: noNotifications, log }
   const app = await buildServer(ctx)
+  const stops = await Promise.all(modules.map((module) => module.start?.(ctx)))
   const address = await app.listen({ port: config.port, host: config.host })
 
   const sweep = setInterval(() => {
@@ -64,6 +66,7 @@ export async function startPortal(config: Config, log: Logger = createLogger(con
     async close() {
       clearInterval(sweep)
       await app.close()
+      for (const stop of stops) await stop?.()
       await rateLimiter.close()
       await storage.close()
     },

@@ -9,14 +9,14 @@ import { isoTime } from '../ids.ts'
 import { findProject } from '../projects/store.ts'
 import type { EventModule } from './module.ts'
 
-export const ModuleStatus = Type.Object({
+const moduleStatusFields = {
   module: Type.String(),
   eventType: Type.String(),
   status: Type.Literal('ok'),
   projectId: Type.Optional(Type.String()),
   events: Type.Optional(Type.Integer({ description: 'events stored for project_id' })),
   lastEventAt: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),
-})
+}
 
 /** The two reads every module serves (DESIGN: Module reads): its status and its newest-first events. */
 export function eventReads(module: EventModule): FastifyPluginAsyncTypebox<{ ctx: PortalContext }> {
@@ -31,6 +31,7 @@ export function eventReads(module: EventModule): FastifyPluginAsyncTypebox<{ ctx
     data: module.payload,
   })
   const tags = [module.name]
+  const ModuleStatus = Type.Object({ ...moduleStatusFields, ...module.status?.schema })
 
   return async (app, { ctx }) => {
     const db = ctx.storage.db as unknown as Kysely<any>
@@ -47,13 +48,13 @@ export function eventReads(module: EventModule): FastifyPluginAsyncTypebox<{ ctx
         },
       },
       async (request) => {
-        const status = { module: module.name, eventType: module.type, status: 'ok' as const }
         const projectId = request.query.project_id
+        if (projectId !== undefined) await findProject(ctx.storage.db, accessPrincipal(request).orgId, projectId)
+        const status = { module: module.name, eventType: module.type, status: 'ok' as const, ...(await module.status?.read(ctx, projectId)) }
         if (projectId === undefined) {
           await db.selectFrom(module.table).select('id').limit(1).execute()
           return status
         }
-        await findProject(ctx.storage.db, accessPrincipal(request).orgId, projectId)
         const row = await db
           .selectFrom(module.table)
           .select((eb) => [eb.fn.countAll<number>().as('events'), eb.fn.max('ts').as('last')])

@@ -1,4 +1,4 @@
-import type { TObject, TSchema, Static } from 'typebox'
+import type { TObject, TProperties, TSchema, Static } from 'typebox'
 import type { FastifyPluginAsync } from 'fastify'
 import type { Kysely, SelectQueryBuilder } from 'kysely'
 import type { PortalContext } from '../context.ts'
@@ -47,6 +47,13 @@ export interface EventModule<P extends TObject = TObject> {
   filters: Record<string, EventFilter>
   /** work beyond the row insert, in the same transaction (a tenant's new limit, an error's group) */
   afterWrite?(trx: Kysely<any>, events: StoredEvent<Static<P>>[], ctx: PortalContext): Promise<void>
+  /** more fields for `GET {basePath}/status`: their schema, and how to read them (project_id given or not) */
+  status?: {
+    schema: TProperties
+    read(ctx: PortalContext, projectId: string | undefined): Promise<Record<string, unknown>>
+  }
+  /** background work started once the server listens (a dispatcher); returns how to stop it */
+  start?(ctx: PortalContext): Promise<() => Promise<void>>
   /** the module's own reads, registered under its base path */
   routes?: FastifyPluginAsync<{ ctx: PortalContext; module: EventModule<P> }>
 }

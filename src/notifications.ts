@@ -1,0 +1,14 @@
+import type { Kysely } from 'kysely'
+
+/** Events the portal itself announces to webhook endpoints subscribed to them (DESIGN: Webhooks). */
+export type NotificationType = 'error.group.created' | 'error.group.regressed' | 'deploy.failed' | 'endpoint.disabled'
+
+/**
+ * How a module announces something inside the transaction that caused it, so that the announcement
+ * is durable exactly when the cause is. The webhooks module provides the real one.
+ */
+export interface Notifications {
+  publish(trx: Kysely<any>, projectId: string, type: NotificationType, data: Record<string, unknown>): Promise<void>
+}
+
+export const noNotifications: Notifications = { publish: async () => {} }
