@@ -7,6 +7,7 @@ import { openApiPlugin, openApiRoute } from './http/openapi.ts'
 import { ProblemError, problemErrorHandler, sendProblem } from './http/problem.ts'
 import { healthRoutes } from './health/routes.ts'
 import { ingestRoutes } from './ingest/route.ts'
+import { validatorCompiler } from './http/validation.ts'
 import { eventReads } from './modules/event-reads.ts'
 import { modules } from './modules/registry.ts'
 import { apiKeyRoutes } from './projects/api-key-routes.ts'
@@ -17,12 +18,8 @@ export async function buildServer(ctx: PortalContext) {
   const app = Fastify({
     loggerInstance: ctx.log,
     bodyLimit: 1024 * 1024,
-    ajv: {
-      // Unknown query parameters and fields are refused with a 400 naming them, not silently dropped.
-      customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true },
-      plugins: [(ajv: any) => ajv.addKeyword({ keyword: 'x-reason', schemaType: 'string' })],
-    },
   }).withTypeProvider<TypeBoxTypeProvider>()
+  app.setValidatorCompiler(validatorCompiler)
 
   app.setErrorHandler(problemErrorHandler(ctx.storage.isUnavailable))
   app.setNotFoundHandler((request, reply) => sendProblem(reply, 404, 'not_found', `no route for ${request.method} ${request.url.split('?')[0]}`))

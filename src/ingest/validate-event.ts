@@ -33,12 +33,23 @@ export function checkEvent(raw: unknown): EventCheck {
   if (!validator.Check(data)) return { reason: payloadReasons(module.payload, [...validator.Errors(data)]) }
   const crossField = module.check?.(data)
   if (crossField) return { reason: crossField }
-  try {
-    return { module, ts, data, dataJson: JSON.stringify(data) }
-  } catch {
-    // JSON.stringify recurses; a payload nested thousands deep cannot be stored or read back
-    return { reason: 'data: is nested too deeply to store' }
+  // JSON.stringify and PostgreSQL's jsonb both recurse: a payload nested thousands deep cannot be stored or read back.
+  if (nestedDeeperThan(data, MAX_DATA_DEPTH)) return { reason: `data: is nested deeper than ${MAX_DATA_DEPTH} levels` }
+  return { module, ts, data, dataJson: JSON.stringify(data) }
+}
+
+export const MAX_DATA_DEPTH = 64
+
+function nestedDeeperThan(root: object, maxDepth: number): boolean {
+  const stack: [unknown, number][] = [[root, 1]]
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!
+    if (depth > maxDepth) return true
+    for (const child of Object.values(value as object)) {
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1])
+    }
   }
+  return false
 }
 
 function payloadReasons(payload: TObject, errors: { keyword: string; instancePath: string; params: any; message: string }[]): string {
