@@ -1,0 +1,52 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import net from 'node:net'
+import path from 'node:path'
+
+const PORTAL_BIN = path.resolve(import.meta.dirname, '../../bin/portal.js')
+
+/** A free loopback port, found by letting the OS pick one. */
+export async function freePort(): Promise<number> {
+  const server = net.createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as net.AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+export interface PortalProcess {
+  child: ChildProcess
+  url: string
+  output: () => string
+}
+
+/** Runs `portal serve` as its own process (what `npm start` runs) and waits until its health answers ok. */
+export async function spawnPortal(env: Record<string, string>, timeoutMs = 30_000): Promise<PortalProcess> {
+  const port = env.PORT ? Number(env.PORT) : await freePort()
+  const child = spawn(process.execPath, [PORTAL_BIN, 'serve'], {
+    env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  child.stdout!.on('data', (chunk) => (output += chunk))
+  child.stderr!.on('data', (chunk) => (output += chunk))
+  const url = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`portal exited with ${child.exitCode}: ${output}`)
+    try {
+      if ((await fetch(`${url}/api/health`)).status === 200) return { child, url, output: () => output }
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  child.kill('SIGKILL')
+  throw new Error(`portal did not become healthy within ${timeoutMs} ms: ${output}`)
+}
+
+export async function killPortal(portal: PortalProcess, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+  if (portal.child.exitCode !== null || portal.child.signalCode !== null) return
+  const exited = new Promise((resolve) => portal.child.once('exit', resolve))
+  portal.child.kill(signal)
+  await exited
+}
