@@ -3,17 +3,10 @@ import { newId } from '../ids.ts'
 import type { Database } from '../storage/tables.ts'
 import { displayPrefix, newCredential, sha256Hex } from './secrets.ts'
 
+/** Created by the migration core/002_default_organization. */
 export const DEFAULT_ORG_ID = 'org_default'
 
 export type Role = 'admin' | 'viewer'
-
-export async function ensureDefaultOrganization(db: Kysely<Database>): Promise<void> {
-  await db
-    .insertInto('organizations')
-    .values({ id: DEFAULT_ORG_ID, name: 'Default organisation', created_at: Date.now() })
-    .onConflict((conflict) => conflict.column('id').doNothing())
-    .execute()
-}
 
 export async function createOrganization(db: Kysely<Database>, name: string): Promise<{ id: string; name: string }> {
   const id = newId('org')
@@ -50,7 +43,6 @@ export async function createAccessToken(
  * or, on a database with no token at all, a new admin token is made and returned to be printed once.
  */
 export async function bootstrapAdmin(db: Kysely<Database>, bootstrapToken: string | undefined): Promise<string | undefined> {
-  await ensureDefaultOrganization(db)
   if (bootstrapToken !== undefined) {
     await db
       .insertInto('access_tokens')

@@ -74,6 +74,12 @@ export const coreMigrations: Migration[] = [
       await db.schema.createIndex('idempotency_keys_created_idx').ifNotExists().on('idempotency_keys').column('created_at').execute()
     },
   },
+  {
+    name: 'core/002_default_organization',
+    async up(db) {
+      await db.insertInto('organizations').values({ id: 'org_default', name: 'Default organisation', created_at: Date.now() }).execute()
+    },
+  },
 ]
 
 /** Applies, in order, every migration not yet recorded, under a lock so that concurrent starts take turns. */
