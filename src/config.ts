@@ -6,6 +6,7 @@ export interface Config {
   host: string
   databaseUrl: string
   databasePoolSize: number
+  sqliteSynchronous: 'full' | 'normal'
   dataDir: string
   secretKey: string | undefined
   bootstrapToken: string | undefined
@@ -41,6 +42,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: text(env, 'HOST', '0.0.0.0'),
     databaseUrl: databaseUrl(env, dataDir),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
+    sqliteSynchronous: oneOf(env, 'SQLITE_SYNCHRONOUS', 'full', ['full', 'normal']) as 'full' | 'normal',
     dataDir,
     secretKey: optional(env, 'PORTAL_SECRET_KEY'),
     bootstrapToken: bootstrapToken(env),

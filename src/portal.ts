@@ -27,7 +27,7 @@ export function createLogger(config: Config, destination?: NodeJS.WritableStream
 }
 
 export async function openMigratedStorage(config: Config): Promise<Storage> {
-  const storage = await openStorage(config.databaseUrl, { poolSize: config.databasePoolSize })
+  const storage = await openStorage(config.databaseUrl, { poolSize: config.databasePoolSize, sqliteSynchronous: config.sqliteSynchronous })
   await migrate(storage, allMigrations)
   return storage
 }

@@ -13,6 +13,8 @@ import { modules } from './modules/registry.ts'
 import { apiKeyRoutes } from './projects/api-key-routes.ts'
 import { projectRoutes } from './projects/routes.ts'
 
+const LOAD_SAMPLE_INTERVAL_MS = 500
+
 /** Builds the portal's HTTP app from its context; listening is the caller's choice (main, tests). */
 export async function buildServer(ctx: PortalContext) {
   const app = Fastify({
@@ -25,11 +27,17 @@ export async function buildServer(ctx: PortalContext) {
   app.setNotFoundHandler((request, reply) => sendProblem(reply, 404, 'not_found', `no route for ${request.method} ${request.url.split('?')[0]}`))
 
   const { maxEventLoopDelayMs, retryAfterSeconds } = ctx.config.loadShedding
+  // Start-up (compiling every route's schemas) blocks the loop for a moment; that is not load.
+  let sheddingFrom = Infinity
+  app.addHook('onReady', async () => {
+    sheddingFrom = Date.now() + 2 * LOAD_SAMPLE_INTERVAL_MS
+  })
   await app.register(underPressure, {
     maxEventLoopDelay: maxEventLoopDelayMs,
-    // Health stays answerable while the rest sheds load, so that load balancers can tell busy from dead.
+    sampleInterval: LOAD_SAMPLE_INTERVAL_MS,
     pressureHandler: (request, _reply, type) => {
-      if (request.routeOptions.url === '/api/health') return
+      // Health stays answerable while the rest sheds load, so that load balancers can tell busy from dead.
+      if (request.routeOptions.url === '/api/health' || Date.now() < sheddingFrom) return
       return Promise.reject(
         new ProblemError(503, 'overloaded', `the portal is shedding load (${type}); retry after ${retryAfterSeconds} s`, { 'retry-after': String(retryAfterSeconds) }),
       )

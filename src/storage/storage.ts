@@ -33,10 +33,15 @@ export interface Storage {
   close(): Promise<void>
 }
 
-export async function openStorage(databaseUrl: string, options: { poolSize: number }): Promise<Storage> {
+export interface StorageOptions {
+  poolSize: number
+  sqliteSynchronous: 'full' | 'normal'
+}
+
+export async function openStorage(databaseUrl: string, options: StorageOptions): Promise<Storage> {
   if (databaseUrl.startsWith('sqlite:')) {
     const { openSqliteStorage } = await import('./sqlite/sqlite-storage.ts')
-    return openSqliteStorage(databaseUrl.slice('sqlite:'.length))
+    return openSqliteStorage(databaseUrl.slice('sqlite:'.length), options.sqliteSynchronous)
   }
   const { openPostgresStorage } = await import('./postgres/postgres-storage.ts')
   return openPostgresStorage(databaseUrl, options.poolSize)

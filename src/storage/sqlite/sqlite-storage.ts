@@ -7,16 +7,19 @@ import type { Database } from '../tables.ts'
 
 const UNAVAILABLE_CODES = new Set(['SQLITE_READONLY', 'SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_CANTOPEN', 'SQLITE_BUSY', 'SQLITE_CORRUPT'])
 
-export function openSqliteStorage(file: string): Storage {
+const STATEMENT_CACHE_SIZE = 500
+
+export function openSqliteStorage(file: string, synchronous: 'full' | 'normal'): Storage {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true })
   const database = new SQLite(file)
   database.pragma('journal_mode = WAL')
-  // FULL: a commit is fsynced before the portal answers, so an acknowledged event survives power loss too.
-  database.pragma('synchronous = FULL')
+  // full: each commit is fsynced before the portal answers, so an acknowledged event survives power loss;
+  // normal: it survives a crash of the portal, and the last commits may be lost if the machine loses power.
+  database.pragma(`synchronous = ${synchronous}`)
   database.pragma('busy_timeout = 5000')
   database.pragma('foreign_keys = ON')
   database.pragma('cache_size = -65536')
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) })
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) })
 
   return {
     dialect: 'sqlite',
@@ -34,6 +37,23 @@ export function openSqliteStorage(file: string): Storage {
     },
     async close() {
       await db.destroy()
+    },
+  }
+}
+
+// Kysely prepares every query anew; most of the portal's statements repeat, and preparing is not free.
+function withStatementCache(database: SQLite.Database) {
+  const statements = new Map<string, SQLite.Statement>()
+  return {
+    close: () => database.close(),
+    prepare(sql: string) {
+      let statement = statements.get(sql)
+      if (!statement) {
+        if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!)
+        statement = database.prepare(sql)
+        statements.set(sql, statement)
+      }
+      return statement
     },
   }
 }
