@@ -11,6 +11,8 @@ export interface Config {
   secretKey: string | undefined
   bootstrapToken: string | undefined
   redisUrl: string | undefined
+  /** OIDC bearers, accepted beside access tokens when `jwksUrl` is set */
+  oidc: { jwksUrl: string; issuer: string | undefined; audience: string | undefined; orgClaim: string; roleClaim: string } | undefined
   logLevel: string
   ingest: {
     eventsPerSecond: number
@@ -47,6 +49,7 @@ export function loadConfig(env: Env = process.env): Config {
     secretKey: optional(env, 'PORTAL_SECRET_KEY'),
     bootstrapToken: bootstrapToken(env),
     redisUrl: redisUrl(env),
+    oidc: oidc(env),
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', LOG_LEVELS),
     ingest: {
       eventsPerSecond: integer(env, 'INGEST_RATE_LIMIT_EVENTS_PER_SECOND', 1000, 1, 1e9),
@@ -117,6 +120,19 @@ function redisUrl(env: Env): string | undefined {
   if (raw === undefined) return undefined
   if (!/^rediss?:\/\/.+/.test(raw)) throw new ConfigError('REDIS_URL must be redis://host:port or rediss://host:port')
   return raw
+}
+
+function oidc(env: Env): Config['oidc'] {
+  const jwksUrl = optional(env, 'AUTH_JWKS_URL')
+  if (jwksUrl === undefined) return undefined
+  if (!/^https?:\/\/.+/.test(jwksUrl)) throw new ConfigError(`AUTH_JWKS_URL must be an http(s) URL, got "${jwksUrl}"`)
+  return {
+    jwksUrl,
+    issuer: optional(env, 'AUTH_JWT_ISSUER'),
+    audience: optional(env, 'AUTH_JWT_AUDIENCE'),
+    orgClaim: text(env, 'AUTH_JWT_ORG_CLAIM', 'org_id'),
+    roleClaim: text(env, 'AUTH_JWT_ROLE_CLAIM', 'role'),
+  }
 }
 
 function bootstrapToken(env: Env): string | undefined {

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Config } from './config.ts'
+import type { OidcVerifier } from './identity/oidc.ts'
 import type { SecretBox } from './identity/secrets.ts'
 import type { IngestRateLimiter } from './ingest/rate-limit.ts'
 import type { Notifications } from './notifications.ts'
@@ -12,5 +13,7 @@ export interface PortalContext {
   secretBox: SecretBox
   rateLimiter: IngestRateLimiter
   notifications: Notifications
+  /** set when AUTH_JWKS_URL is: OIDC bearer JWTs are accepted beside access tokens */
+  oidc: OidcVerifier | undefined
   log: FastifyBaseLogger
 }

@@ -2,6 +2,7 @@ import pino, { type Logger } from 'pino'
 import type { Config } from './config.ts'
 import type { PortalContext } from './context.ts'
 import { bootstrapAdmin } from './identity/store.ts'
+import { createOidcVerifier } from './identity/oidc.ts'
 import { createSecretBox, loadServerKey } from './identity/secrets.ts'
 import { deleteExpiredIdempotencyKeys } from './ingest/idempotency.ts'
 import { createMemoryRateLimiter, createRedisRateLimiter } from './ingest/rate-limit.ts'
@@ -48,7 +49,15 @@ export async function startPortal(config: Config, log: Logger = createLogger(con
   const rateLimiter = config.redisUrl
     ? createRedisRateLimiter(config.redisUrl, config.ingest.batchesPerSecond, log)
     : createMemoryRateLimiter(config.ingest.batchesPerSecond)
-  const ctx: PortalContext = { config, storage, secretBox: createSecretBox(loadServerKey(config.secretKey, config.dataDir)), rateLimiter, notifications: noNotifications, log }
+  const ctx: PortalContext = {
+    config,
+    storage,
+    secretBox: createSecretBox(loadServerKey(config.secretKey, config.dataDir)),
+    rateLimiter,
+    notifications: noNotifications,
+    log,
+    oidc: config.oidc && createOidcVerifier(config.oidc, storage.db),
+  }
   const app = await buildServer(ctx)
   const stops = await Promise.all(modules.map((module) => module.start?.(ctx)))
   const address = await app.listen({ port: config.port, host: config.host })

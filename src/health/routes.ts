@@ -12,7 +12,11 @@ const Check = Type.Object({
 
 const Health = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
-  checks: Type.Object({ database: Check, authorization: Check }),
+  checks: Type.Object({
+    database: Check,
+    authorization: Check,
+    identityProvider: Type.Optional(Check),
+  }),
 })
 
 export const healthRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = async (app, { ctx }) => {
@@ -22,7 +26,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = a
       config: { access: 'public' },
       schema: {
         tags: ['health'],
-        summary: 'Whether the portal can reach its database and its authorisation service (the token store)',
+        summary: 'Whether the portal can reach its database and its authorisation service: the token store, and the OIDC issuer’s JWKS when AUTH_JWKS_URL is set',
         security: [],
         response: {
           200: { ...Health, description: 'Every check passed' },
@@ -33,8 +37,10 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = a
     async (_request, reply) => {
       const database = await timedCheck(() => ctx.storage.ping())
       const authorization = await timedCheck(() => ctx.storage.db.selectFrom('access_tokens').select('id').limit(1).execute())
-      const ok = database.status === 'ok' && authorization.status === 'ok'
-      return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', checks: { database, authorization } })
+      const identityProvider = ctx.oidc && (await timedCheck(() => ctx.oidc!.checkReachable()))
+      const checks = { database, authorization, ...(identityProvider && { identityProvider }) }
+      const ok = Object.values(checks).every((check) => check.status === 'ok')
+      return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', checks })
     },
   )
 }

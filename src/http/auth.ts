@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyRequest } from 'fastify'
 import type { PortalContext } from '../context.ts'
+import { OidcRefusal, OidcUnavailable } from '../identity/oidc.ts'
 import { sha256Hex } from '../identity/secrets.ts'
 import { ProblemError } from './problem.ts'
 
@@ -95,8 +96,21 @@ async function resolvePrincipal(ctx: PortalContext, request: FastifyRequest): Pr
       .where('revoked_at', 'is', null)
       .executeTakeFirst()
     if (row) return { kind: 'accessToken', ...row }
+  } else if (ctx.oidc && token.split('.').length === 3) {
+    return oidcPrincipal(ctx.oidc, token)
   }
   throw unauthorized('invalid_token', 'the bearer token is unknown, revoked, or belongs to a deleted project')
+}
+
+async function oidcPrincipal(oidc: NonNullable<PortalContext['oidc']>, token: string): Promise<Principal> {
+  try {
+    const identity = await oidc.verify(token)
+    return { kind: 'accessToken', tokenId: `oidc:${identity.subject}`, orgId: identity.orgId, role: identity.role, name: identity.subject }
+  } catch (error) {
+    if (error instanceof OidcRefusal) throw unauthorized('invalid_token', error.message)
+    if (error instanceof OidcUnavailable) throw new ProblemError(503, 'authorization_unavailable', error.message, { 'retry-after': '5' })
+    throw error
+  }
 }
 
 function assertAllowed(principal: Principal, access: Access) {
