@@ -8,8 +8,10 @@ import { ProblemError, problemErrorHandler, problemResponses } from '../http/pro
 import { sha256Hex } from '../identity/secrets.ts'
 import { newId } from '../ids.ts'
 import { modules } from '../modules/registry.ts'
-import { writeEvents, type AcceptedEvent } from '../modules/write-events.ts'
-import { claimIdempotencyKey, findStoredResponse, idempotencyKeyOf, type StoredResponse } from './idempotency.ts'
+import type { AcceptedEvent } from '../modules/write-events.ts'
+import { createGroupCommitter } from '../storage/group-commit.ts'
+import { findStoredResponse, idempotencyKeyOf, type StoredResponse } from './idempotency.ts'
+import { MAX_BATCHES_PER_TRANSACTION, writeIngestBatches, type IngestBatch } from './write-batches.ts'
 import type { RateDecision } from './rate-limit.ts'
 import { verifyIngestSignature } from './signature.ts'
 import { checkEvent, isPlainObject } from './validate-event.ts'
@@ -42,6 +44,8 @@ const EMPTY_BODY = Buffer.alloc(0)
 export const ingestRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = async (app, { ctx }) => {
   const maxBatchBytes = ctx.config.ingest.maxBatchBytes
   const handleError = problemErrorHandler(ctx.storage.isUnavailable)
+  const committer = createGroupCommitter<IngestBatch, boolean>(ctx.storage, (trx, batches) => writeIngestBatches(trx, ctx, batches), MAX_BATCHES_PER_TRANSACTION)
+  app.addHook('onClose', () => committer.close())
 
   // The body is read as bytes: the signature covers the exact bytes, and the checks must run in DESIGN's order.
   app.removeAllContentTypeParsers()
@@ -119,11 +123,7 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = a
       })
       const response: StoredResponse = { statusCode: 200, body: JSON.stringify({ accepted: accepted.length, rejected }) }
 
-      const stored = await ctx.storage.db.transaction().execute(async (trx) => {
-        if (key !== undefined && !(await claimIdempotencyKey(trx, principal.projectId, key, requestHash, response))) return false
-        await writeEvents(trx, ctx, accepted)
-        return true
-      })
+      const stored = await committer.write({ projectId: principal.projectId, key, requestHash, response, accepted })
       if (!stored) {
         const first = await findStoredResponse(ctx.storage.db, principal.projectId, key!, requestHash)
         if (first) return replay(reply, first)

@@ -16,11 +16,15 @@ export const tenantsModule = defineModule({
   },
   // A project's own tenant events set its ingest limit; the limiter caps it at the install's limit.
   async afterWrite(trx, events) {
-    const latest = events
-      .filter((event) => event.data.ingestLimitPerSecond !== undefined && (event.data.projectId ?? event.projectId) === event.projectId)
-      .sort((a, b) => a.ts - b.ts)
-      .at(-1)
-    if (!latest) return
-    await trx.updateTable('projects').set({ ingest_events_per_second: latest.data.ingestLimitPerSecond }).where('id', '=', latest.projectId).execute()
+    const latestLimit = new Map<string, { ts: number; limit: number }>()
+    for (const event of events) {
+      const limit = event.data.ingestLimitPerSecond
+      if (limit === undefined || (event.data.projectId ?? event.projectId) !== event.projectId) continue
+      const known = latestLimit.get(event.projectId)
+      if (!known || event.ts >= known.ts) latestLimit.set(event.projectId, { ts: event.ts, limit })
+    }
+    for (const [projectId, { limit }] of latestLimit) {
+      await trx.updateTable('projects').set({ ingest_events_per_second: limit }).where('id', '=', projectId).execute()
+    }
   },
 })
