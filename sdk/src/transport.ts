@@ -154,8 +154,10 @@ function causeCode(error: unknown): unknown {
   return (error as { cause?: { code?: unknown } }).cause?.code
 }
 
+// fetch() says only "fetch failed"; the cause says why (ECONNREFUSED, ECONNRESET, …).
 function networkFailure(error: unknown): string {
   if ((error as Error).name === 'TimeoutError') return 'no answer within the timeout'
-  const code = causeCode(error)
-  return code ? `network error ${String(code)}` : `network error: ${(error as Error).message}`
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause
+  if (cause?.code) return `network error ${String(cause.code)}`
+  return `network error: ${String(cause?.message ?? (error as Error).message)}`
 }

@@ -1,0 +1,75 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { loadConfig } from '../../../src/config.ts'
+import { createLogger, startPortal, type RunningPortal } from '../../../src/portal.ts'
+import { createTestDatabase, type Dialect } from '../../../test/support/portal.ts'
+
+/**
+ * Environment for the portals of these tests: load shedding off, because the test process shares its
+ * event loop (and a busy machine) with the portal; the 503 a client must survive is injected by the proxy.
+ */
+export const SDK_TEST_PORTAL_ENV = { LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '0' }
+
+const BOOTSTRAP_TOKEN = 'pat_sdk_restart_test_admin_token'
+
+/**
+ * A real portal that can be stopped and started again on the same database and the same port, as
+ * a deploy or a crash-and-restart would do to a client in the middle of sending.
+ */
+export interface RestartablePortal {
+  url: string
+  adminToken: string
+  restart(downMs?: number): Promise<void>
+  close(): Promise<void>
+}
+
+export async function startRestartablePortal(dialect: Dialect, env: Record<string, string> = {}): Promise<RestartablePortal> {
+  const database = await createTestDatabase(dialect)
+  const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'portal-sdk-log-'))
+  const start = async (port: string) => {
+    const config = loadConfig({
+      PORT: port,
+      HOST: '127.0.0.1',
+      DATABASE_URL: database.url,
+      PORTAL_DATA_DIR: database.dataDir,
+      PORTAL_BOOTSTRAP_TOKEN: BOOTSTRAP_TOKEN,
+      LOG_LEVEL: 'warn',
+      ...SDK_TEST_PORTAL_ENV,
+      ...env,
+    })
+    return startPortal(config, createLogger(config, fs.createWriteStream(path.join(logDir, 'portal.log'), { flags: 'a' })))
+  }
+  let portal: RunningPortal = await start('0')
+  const url = portal.url
+  return {
+    url,
+    adminToken: BOOTSTRAP_TOKEN,
+    async restart(downMs = 300) {
+      await portal.close()
+      await new Promise((resolve) => setTimeout(resolve, downMs))
+      portal = await start(new URL(url).port)
+    },
+    async close() {
+      await portal.close()
+      await database.drop()
+      fs.rmSync(logDir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** A project and an API key made over HTTP with an admin token. */
+export async function createProjectAt(baseUrl: string, adminToken: string): Promise<{ id: string; key: string; webhookSecret: string }> {
+  const post = async (requestPath: string, body: unknown) => {
+    const response = await fetch(baseUrl + requestPath, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
+    if (response.status !== 201) throw new Error(`${requestPath}: ${response.status} ${await response.text()}`)
+    return (await response.json()) as Record<string, string>
+  }
+  const project = await post('/api/projects', { name: 'sdk restart test' })
+  const key = await post(`/api/projects/${project.id}/keys`, { name: 'sdk' })
+  return { id: project.id, key: key.key, webhookSecret: key.webhookSecret }
+}
