@@ -1,6 +1,3 @@
-import fs from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
 import { loadConfig } from '../../../src/config.ts'
 import { createLogger, startPortal, type RunningPortal } from '../../../src/portal.ts'
 import { createTestDatabase, type Dialect } from '../../../test/support/portal.ts'
@@ -26,7 +23,6 @@ export interface RestartablePortal {
 
 export async function startRestartablePortal(dialect: Dialect, env: Record<string, string> = {}): Promise<RestartablePortal> {
   const database = await createTestDatabase(dialect)
-  const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'portal-sdk-log-'))
   const start = async (port: string) => {
     const config = loadConfig({
       PORT: port,
@@ -34,11 +30,11 @@ export async function startRestartablePortal(dialect: Dialect, env: Record<strin
       DATABASE_URL: database.url,
       PORTAL_DATA_DIR: database.dataDir,
       PORTAL_BOOTSTRAP_TOKEN: BOOTSTRAP_TOKEN,
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: 'silent',
       ...SDK_TEST_PORTAL_ENV,
       ...env,
     })
-    return startPortal(config, createLogger(config, fs.createWriteStream(path.join(logDir, 'portal.log'), { flags: 'a' })))
+    return startPortal(config, createLogger(config))
   }
   let portal: RunningPortal = await start('0')
   const url = portal.url
@@ -53,7 +49,6 @@ export async function startRestartablePortal(dialect: Dialect, env: Record<strin
     async close() {
       await portal.close()
       await database.drop()
-      fs.rmSync(logDir, { recursive: true, force: true })
     },
   }
 }
