@@ -192,7 +192,7 @@ export class PortalClient extends EventMethods {
     while (this.inFlight.size < this.maxConcurrentBatches && this.batchIsDue()) {
       this.startBatch(this.queue.takeBatch(this.maxBatchEvents, this.maxBatchBytes))
     }
-    if (this.queue.length > 0 && this.timer === undefined) {
+    if (this.queue.length > 0 && this.nextSeq - 1 > this.sendThroughSeq && this.timer === undefined) {
       // Not unref'd: a short script that never calls close() still sends what it queued before exiting.
       this.timer = setTimeout(() => {
         this.timer = undefined
@@ -232,7 +232,7 @@ export class PortalClient extends EventMethods {
         return this.fail('retries_exhausted', `batch of ${events.length} event(s) given up after ${retry} retries: ${outcome.why}`, events.length)
       }
       this.counts.retries += 1
-      await sleep(retryDelay(this.retryPolicy, retry, outcome.retryAfterMs).delayMs)
+      await sleep(retryDelay(this.retryPolicy, retry, outcome.retryAfterMs))
     }
   }
 
@@ -245,7 +245,7 @@ export class PortalClient extends EventMethods {
       case 'too-large':
         return this.split(events, outcome.why)
       case 'refused':
-        return this.refuse(new PortalClientError('credentials_refused', `the portal refused the credentials (${outcome.why}); the client stopped sending`, events.length, outcome.status))
+        return this.refuse(events.length, outcome.status, outcome.why)
       case 'failed':
         return this.fail('batch_failed', `batch of ${events.length} event(s) refused: ${outcome.why}`, events.length, outcome.status)
     }
@@ -260,11 +260,12 @@ export class PortalClient extends EventMethods {
   }
 
   /** 401/403: the key or the secret is wrong; every later event would be refused too, so stop and say so once. */
-  private refuse(error: PortalClientError): void {
-    const queued = this.queue.clear().length
-    this.counts.dropped += error.events + queued
-    this.refusedBy ??= error
-    this.onError(error)
+  private refuse(batchEvents: number, status: number, why: string): void {
+    const lost = batchEvents + this.queue.clear().length
+    this.counts.dropped += lost
+    if (this.refusedBy) return
+    this.refusedBy = new PortalClientError('credentials_refused', `the portal refused the credentials (${why}); the client stopped sending`, lost, status)
+    this.onError(this.refusedBy)
   }
 
   private fail(code: PortalClientErrorCode, message: string, events: number, status?: number): void {
@@ -294,12 +295,13 @@ export class PortalClient extends EventMethods {
         this.onError(new PortalClientError('capture_failed', `exception capture not delivered: ${outcome.why}`, 0, outcome.kind === 'failed' ? outcome.status : undefined))
         return undefined
       }
-      await sleep(retryDelay(this.retryPolicy, retry, outcome.retryAfterMs).delayMs)
+      await sleep(retryDelay(this.retryPolicy, retry, outcome.retryAfterMs))
     }
   }
 }
 
 function serialiseEvent(event: PortalEvent): { json: string } | { reason: string } {
+  if (typeof event !== 'object' || event === null) return { reason: 'event: must be an object with type and data' }
   let ts: string
   try {
     ts = event.ts === undefined ? new Date().toISOString() : event.ts instanceof Date ? event.ts.toISOString() : event.ts

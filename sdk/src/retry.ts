@@ -7,13 +7,12 @@ export interface RetryPolicy {
   maxDelayMs: number
 }
 
-/** How long to wait before retry number `retry` (0-based), and why: the backoff or the portal's `Retry-After`. */
-export function retryDelay(policy: RetryPolicy, retry: number, retryAfterMs: number | undefined, random: () => number = Math.random) {
+/** Milliseconds to wait before retry number `retry` (from 0): the backoff, or the portal's `Retry-After` when longer. */
+export function retryDelay(policy: RetryPolicy, retry: number, retryAfterMs: number | undefined): number {
   const ceiling = Math.min(policy.maxDelayMs, policy.minDelayMs * 2 ** retry)
   // Equal jitter: half fixed so that retries never bunch at zero, half random so that clients spread out.
-  const backoffMs = Math.round(ceiling / 2 + (random() * ceiling) / 2)
-  if (retryAfterMs !== undefined && retryAfterMs > backoffMs) return { delayMs: retryAfterMs, reason: 'retry-after' as const }
-  return { delayMs: backoffMs, reason: 'backoff' as const }
+  const backoffMs = Math.round(ceiling / 2 + (Math.random() * ceiling) / 2)
+  return Math.max(backoffMs, retryAfterMs ?? 0)
 }
 
 /** `Retry-After` in milliseconds: delay-seconds or an HTTP date (RFC 9110 10.2.3); undefined when absent or unreadable. */

@@ -109,16 +109,18 @@ describe(`SDK batching and rejections (portal on ${dialect})`, () => {
     assert.equal((await logs(project)).length, 1)
   })
 
-  test('an event that cannot be serialised or is larger than a batch is rejected without being sent', async () => {
+  test('an event that is not an object, cannot be serialised or is larger than a batch is rejected without being sent', async () => {
     const rejected: RejectedEvent[] = []
     const { client, firstIngest } = await clientFor({ maxBatchBytes: 1024, onRejected: (events) => rejected.push(...events) })
     client.log({ message: 'big', fields: { n: 10n } })
     client.log({ message: 'x'.repeat(2000) })
     client.log({ message: 'bad date' }, { ts: new Date('nope') })
+    client.send(undefined as any)
     await client.close()
     assert.match(rejected[0].reason, /^data: cannot be serialised to JSON/)
     assert.match(rejected[1].reason, /^event: \d+ bytes, larger than maxBatchBytes \(1024\)$/)
     assert.equal(rejected[2].reason, 'ts: must be a valid date')
+    assert.equal(rejected[3].reason, 'event: must be an object with type and data')
     assert.equal(proxy.ingests.length, firstIngest)
   })
 

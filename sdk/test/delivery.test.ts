@@ -157,8 +157,8 @@ describe(`SDK retries and refusals (portal on ${dialect})`, () => {
     client.log({ message: 'after refusal' })
     assert.equal(proxy.ingests.length - first, 1)
     assert.deepEqual(
-      errors.map((error) => [error.code, error.status]),
-      [['credentials_refused', 401]],
+      errors.map((error) => [error.code, error.status, error.events]),
+      [['credentials_refused', 401, 15]],
     )
     assert.deepEqual(client.stats(), { queued: 0, inFlight: 0, accepted: 0, rejected: 0, dropped: 16, retries: 0 })
   })
