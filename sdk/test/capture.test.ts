@@ -1,11 +1,9 @@
-import { after, before, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { createProject, DIALECTS, startTestPortal, type TestPortal } from '../../test/support/portal.ts'
-import { PortalClient, type PortalClientError } from '../src/index.ts'
-import { startFaultProxy, type FaultProxy } from './support/fault-proxy.ts'
-import { SDK_TEST_PORTAL_ENV } from './support/portals.ts'
+import { createProject, DIALECTS } from '../../test/support/portal.ts'
+import { proxiedClient, proxiedPortal } from './support/portals.ts'
 import { storedEvents } from './support/stored-events.ts'
 
 const CRASHING_APP = fileURLToPath(new URL('./fixtures/crashing-app.ts', import.meta.url))
@@ -14,32 +12,9 @@ const dialect = DIALECTS[0]
 // Captures are answered by the test's own loopback receiver (the fault proxy), because the portal's
 // POST /api/errors/capture is being built in another branch; ingest goes through to the real portal.
 describe(`SDK captureException and process hooks (portal on ${dialect})`, () => {
-  let t: TestPortal
-  let proxy: FaultProxy
-  before(async () => {
-    t = await startTestPortal(dialect, SDK_TEST_PORTAL_ENV)
-    proxy = await startFaultProxy(t.url)
-  })
-  after(async () => {
-    await proxy.close()
-    await t.close()
-  })
-
-  async function clientFor() {
-    const project = await createProject(t)
-    const errors: PortalClientError[] = []
-    const client = new PortalClient({
-      baseUrl: proxy.url,
-      apiKey: project.key,
-      webhookSecret: project.webhookSecret,
-      release: 'api@2.0.0',
-      environment: 'production',
-      service: 'api',
-      retry: { minDelayMs: 20, maxDelayMs: 100 },
-      onError: (error) => errors.push(error),
-    })
-    return { project, client, errors }
-  }
+  const setup = proxiedPortal(dialect)
+  const clientFor = () =>
+    proxiedClient(setup, { release: 'api@2.0.0', environment: 'production', service: 'api', retry: { minDelayMs: 20, maxDelayMs: 100 } })
 
   test('an exception is posted with the API key, unsigned, with its stack, the client defaults and the context', async () => {
     const { project, client } = await clientFor()
@@ -52,7 +27,7 @@ describe(`SDK captureException and process hooks (portal on ${dialect})`, () => 
       tenant: 'acme',
     })
 
-    const capture = proxy.captures.at(-1)!
+    const capture = setup.proxy.captures.at(-1)!
     assert.equal(capture.headers.authorization, `Bearer ${project.key}`)
     assert.equal(capture.headers['x-service-signature'], undefined)
     assert.deepEqual(capture.body, {
@@ -67,7 +42,7 @@ describe(`SDK captureException and process hooks (portal on ${dialect})`, () => 
       timestamp: '2026-05-01T08:00:00.000Z',
       tenant: 'acme',
     })
-    assert.deepEqual(result, { id: `occ_${proxy.captures.length}`, fingerprint: result?.fingerprint, isNewGroup: true })
+    assert.deepEqual(result, { id: `occ_${setup.proxy.captures.length}`, fingerprint: result?.fingerprint, isNewGroup: true })
     assert.equal((await client.captureException(error))?.isNewGroup, false)
   })
 
@@ -75,19 +50,19 @@ describe(`SDK captureException and process hooks (portal on ${dialect})`, () => 
     const { client } = await clientFor()
     await client.captureException({ code: 'E_LIMIT', retry: false })
     await client.captureException('plain text')
-    const [object, text] = proxy.captures.slice(-2).map((capture) => capture.body)
+    const [object, text] = setup.proxy.captures.slice(-2).map((capture) => capture.body)
     assert.deepEqual([object.name, object.message, object.stack], ['NonError', '{"code":"E_LIMIT","retry":false}', undefined])
     assert.deepEqual([text.name, text.message], ['NonError', 'plain text'])
   })
 
   test('a capture refused with 503 is retried; one refused with 400 is reported and resolves to undefined', async () => {
     const { client, errors } = await clientFor()
-    const before = proxy.captures.length
-    proxy.failCaptures(2, 503)
+    const before = setup.proxy.captures.length
+    setup.proxy.failCaptures(2, 503)
     assert.ok(await client.captureException(new Error('retried')))
-    assert.equal(proxy.captures.length, before + 1)
+    assert.equal(setup.proxy.captures.length, before + 1)
 
-    proxy.failCaptures(1, 400)
+    setup.proxy.failCaptures(1, 400)
     assert.equal(await client.captureException(new Error('refused')), undefined)
     assert.deepEqual(
       errors.map((error) => [error.code, error.status]),
@@ -97,19 +72,19 @@ describe(`SDK captureException and process hooks (portal on ${dialect})`, () => 
 
   test('flush() waits for captures in progress', async () => {
     const { client } = await clientFor()
-    const before = proxy.captures.length
-    proxy.failCaptures(1, 503, { 'retry-after': '1' })
+    const before = setup.proxy.captures.length
+    setup.proxy.failCaptures(1, 503, { 'retry-after': '1' })
     void client.captureException(new Error('slow'))
     await client.flush()
-    assert.equal(proxy.captures.length, before + 1)
+    assert.equal(setup.proxy.captures.length, before + 1)
   })
 
   for (const crash of ['uncaughtException', 'unhandledRejection'] as const) {
     test(`with captureProcessErrors, an ${crash} is captured, the queue flushed, and the process exits with 1`, async () => {
-      const project = await createProject(t)
-      const before = proxy.captures.length
+      const project = await createProject(setup.t)
+      const before = setup.proxy.captures.length
       const child = await runNode(CRASHING_APP, {
-        PORTAL_URL: proxy.url,
+        PORTAL_URL: setup.proxy.url,
         PORTAL_API_KEY: project.key,
         PORTAL_WEBHOOK_SECRET: project.webhookSecret,
         CRASH: crash,
@@ -118,10 +93,10 @@ describe(`SDK captureException and process hooks (portal on ${dialect})`, () => 
       assert.equal(child.code, 1)
       const expected = crash === 'uncaughtException' ? ['TypeError', 'boom in a timer'] : ['RangeError', 'boom in a promise']
       assert.match(child.stderr, new RegExp(`${expected[0]}: ${expected[1]}`))
-      assert.equal(proxy.captures.length, before + 1)
-      const capture = proxy.captures.at(-1)!.body
+      assert.equal(setup.proxy.captures.length, before + 1)
+      const capture = setup.proxy.captures.at(-1)!.body
       assert.deepEqual([capture.name, capture.message, capture.mechanism, capture.handled, capture.release], [...expected, crash, false, 'crash@1.0.0'])
-      const logs = await storedEvents(t.url, t.adminToken, project.id)
+      const logs = await storedEvents(setup.t.url, setup.t.adminToken, project.id)
       assert.deepEqual(
         logs.map((log) => log.data.message),
         [`queued before ${crash}`],

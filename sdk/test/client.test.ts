@@ -1,34 +1,20 @@
-import { after, before, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { createProject, DIALECTS, startTestPortal, type TestPortal, type TestProject } from '../../test/support/portal.ts'
-import { PortalClient, type PortalClientOptions, type RejectedEvent } from '../src/index.ts'
-import { closedPort, startFaultProxy, type FaultProxy } from './support/fault-proxy.ts'
-import { SDK_TEST_PORTAL_ENV } from './support/portals.ts'
+import { DIALECTS, type TestProject } from '../../test/support/portal.ts'
+import { PortalClient, type PortalClientOptions } from '../src/index.ts'
+import { closedPort } from './support/fault-proxy.ts'
+import { proxiedClient, proxiedPortal } from './support/portals.ts'
 import { messageCounts, storedEvents } from './support/stored-events.ts'
 
 // Batching and rejections are the client's behaviour, the same on either database: one is enough.
 const dialect = DIALECTS[0]
 
 describe(`SDK batching and rejections (portal on ${dialect})`, () => {
-  let t: TestPortal
-  let proxy: FaultProxy
-  before(async () => {
-    t = await startTestPortal(dialect, SDK_TEST_PORTAL_ENV)
-    proxy = await startFaultProxy(t.url)
-  })
-  after(async () => {
-    await proxy.close()
-    await t.close()
-  })
+  const setup = proxiedPortal(dialect)
+  const clientFor = (options: Partial<PortalClientOptions> = {}) => proxiedClient(setup, options)
 
-  async function clientFor(options: Partial<PortalClientOptions> = {}) {
-    const project = await createProject(t)
-    const client = new PortalClient({ baseUrl: proxy.url, apiKey: project.key, webhookSecret: project.webhookSecret, ...options })
-    return { project, client, firstIngest: proxy.ingests.length }
-  }
-
-  const logs = (project: TestProject) => storedEvents(t.url, t.adminToken, project.id)
+  const logs = (project: TestProject) => storedEvents(setup.t.url, setup.t.adminToken, project.id)
 
   test('typed methods send signed events that the portal stores with their type and timestamp', async () => {
     const { project, client } = await clientFor()
@@ -42,7 +28,7 @@ describe(`SDK batching and rejections (portal on ${dialect})`, () => {
     const [log] = await logs(project)
     assert.equal(log.ts, ts.toISOString())
     assert.deepEqual(log.data, { message: 'typed', level: 'warn', fields: { requestId: 'r1' } })
-    const flags = await storedEvents(t.url, t.adminToken, project.id, '/api/flags')
+    const flags = await storedEvents(setup.t.url, setup.t.adminToken, project.id, '/api/flags')
     assert.deepEqual(flags[0].data, { key: 'new-ui', enabled: true, rollout: 25 })
   })
 
@@ -51,7 +37,7 @@ describe(`SDK batching and rejections (portal on ${dialect})`, () => {
     for (let i = 0; i < 25; i++) client.log({ message: `count ${i}` })
     await client.close()
     assert.deepEqual(
-      proxy.ingests.slice(firstIngest).map((ingest) => ingest.events),
+      setup.proxy.ingests.slice(firstIngest).map((ingest) => ingest.events),
       [10, 10, 5],
     )
     assert.equal((await logs(project)).length, 25)
@@ -61,7 +47,7 @@ describe(`SDK batching and rejections (portal on ${dialect})`, () => {
     const { project, client, firstIngest } = await clientFor({ maxBatchBytes: 2000 })
     for (let i = 0; i < 40; i++) client.log({ message: `bytes ${i} ${'x'.repeat(150)}` })
     await client.close()
-    const batches = proxy.ingests.slice(firstIngest)
+    const batches = setup.proxy.ingests.slice(firstIngest)
     assert.ok(batches.length >= 4, `40 events of ~200 bytes need at least 4 batches of 2000 bytes, got ${batches.length}`)
     for (const batch of batches) assert.ok(batch.bodyBytes <= 2000, `a batch body of ${batch.bodyBytes} bytes`)
     assert.equal((await logs(project)).length, 40)
@@ -71,8 +57,8 @@ describe(`SDK batching and rejections (portal on ${dialect})`, () => {
     const { project, client, firstIngest } = await clientFor({ flushIntervalMs: 100 })
     const started = performance.now()
     client.log({ message: 'on time' })
-    while (proxy.ingests.length === firstIngest && performance.now() - started < 3000) await sleep(10)
-    const waited = proxy.ingests[firstIngest].at - started
+    while (setup.proxy.ingests.length === firstIngest && performance.now() - started < 3000) await sleep(10)
+    const waited = setup.proxy.ingests[firstIngest].at - started
     assert.ok(waited >= 90 && waited < 1000, `sent after ${waited} ms`)
     await client.close()
     assert.equal((await logs(project)).length, 1)
@@ -87,8 +73,7 @@ describe(`SDK batching and rejections (portal on ${dialect})`, () => {
   })
 
   test('events the portal refuses go to onRejected with their reason, once, and the others are stored', async () => {
-    const rejected: RejectedEvent[] = []
-    const { project, client, firstIngest } = await clientFor({ onRejected: (events) => rejected.push(...events) })
+    const { project, client, rejected, firstIngest } = await clientFor()
     client.log({ message: 'kept' })
     client.send({ type: 'audit', data: { action: 'no actor' } } as any)
     client.audit({ actor: 'ann', statusCode: 700 })
@@ -104,14 +89,13 @@ describe(`SDK batching and rejections (portal on ${dialect})`, () => {
       ],
     )
     assert.deepEqual((rejected[0].event as any).data, { action: 'no actor' })
-    assert.equal(proxy.ingests.length - firstIngest, 1, 'a rejected event is never retried')
+    assert.equal(setup.proxy.ingests.length - firstIngest, 1, 'a rejected event is never retried')
     assert.deepEqual(client.stats(), { queued: 0, inFlight: 0, accepted: 1, rejected: 3, dropped: 0, retries: 0 })
     assert.equal((await logs(project)).length, 1)
   })
 
   test('an event that is not an object, cannot be serialised or is larger than a batch is rejected without being sent', async () => {
-    const rejected: RejectedEvent[] = []
-    const { client, firstIngest } = await clientFor({ maxBatchBytes: 1024, onRejected: (events) => rejected.push(...events) })
+    const { client, rejected, firstIngest } = await clientFor({ maxBatchBytes: 1024 })
     client.log({ message: 'big', fields: { n: 10n } })
     client.log({ message: 'x'.repeat(2000) })
     client.log({ message: 'bad date' }, { ts: new Date('nope') })
@@ -121,7 +105,7 @@ describe(`SDK batching and rejections (portal on ${dialect})`, () => {
     assert.match(rejected[1].reason, /^event: \d+ bytes, larger than maxBatchBytes \(1024\)$/)
     assert.equal(rejected[2].reason, 'ts: must be a valid date')
     assert.equal(rejected[3].reason, 'event: must be an object with type and data')
-    assert.equal(proxy.ingests.length, firstIngest)
+    assert.equal(setup.proxy.ingests.length, firstIngest)
   })
 
   test('the data sent is the data at the time of the call, not after later changes', async () => {
@@ -162,33 +146,22 @@ describe(`SDK batching and rejections (portal on ${dialect})`, () => {
 })
 
 describe(`SDK against a portal with a small batch limit (${dialect})`, () => {
-  let t: TestPortal
-  let proxy: FaultProxy
-  before(async () => {
-    t = await startTestPortal(dialect, { ...SDK_TEST_PORTAL_ENV, INGEST_RATE_LIMIT_MAX_BATCH_BYTES: '2048' })
-    proxy = await startFaultProxy(t.url)
-  })
-  after(async () => {
-    await proxy.close()
-    await t.close()
-  })
+  const setup = proxiedPortal(dialect, { INGEST_RATE_LIMIT_MAX_BATCH_BYTES: '2048' })
 
   test('a 413 splits the batch until it fits; an event too large alone is rejected', async () => {
-    const project = await createProject(t)
-    const rejected: RejectedEvent[] = []
-    const client = new PortalClient({ baseUrl: proxy.url, apiKey: project.key, webhookSecret: project.webhookSecret, onRejected: (events) => rejected.push(...events) })
+    const { project, client, rejected } = await proxiedClient(setup)
     for (let i = 0; i < 30; i++) client.log({ message: `split ${i} ${'y'.repeat(100)}` })
     client.log({ message: `too big ${'z'.repeat(3000)}` })
     await client.close()
 
-    const answers = proxy.ingests.map((ingest) => ingest.answer)
+    const answers = setup.proxy.ingests.map((ingest) => ingest.answer)
     assert.equal(answers[0], 413)
     assert.ok(answers.includes(200))
-    const keys = proxy.ingests.map((ingest) => ingest.idempotencyKey)
+    const keys = setup.proxy.ingests.map((ingest) => ingest.idempotencyKey)
     assert.equal(new Set(keys).size, keys.length, 'each half is a new body, so it has a new idempotency key')
     assert.equal(rejected.length, 1)
     assert.match(rejected[0].reason, /^event: larger than the portal's batch size limit \(413 /)
-    const counts = messageCounts(await storedEvents(t.url, t.adminToken, project.id))
+    const counts = messageCounts(await storedEvents(setup.t.url, setup.t.adminToken, project.id))
     assert.equal(counts.size, 30)
     assert.ok([...counts.values()].every((count) => count === 1))
     assert.deepEqual(client.stats(), { queued: 0, inFlight: 0, accepted: 30, rejected: 1, dropped: 0, retries: 0 })

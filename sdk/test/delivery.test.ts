@@ -2,9 +2,8 @@ import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createProject, DIALECTS, startTestPortal, type TestPortal } from '../../test/support/portal.ts'
-import { PortalClient, type PortalClientError, type PortalClientOptions } from '../src/index.ts'
-import { startFaultProxy, type FaultProxy } from './support/fault-proxy.ts'
-import { createProjectAt, SDK_TEST_PORTAL_ENV, startRestartablePortal } from './support/portals.ts'
+import { PortalClient, type PortalClientOptions } from '../src/index.ts'
+import { createProjectAt, proxiedClient, proxiedPortal, SDK_TEST_PORTAL_ENV, startRestartablePortal } from './support/portals.ts'
 import { messageCounts, storedEvents } from './support/stored-events.ts'
 
 const FAST_RETRY = { minDelayMs: 20, maxDelayMs: 200 }
@@ -21,27 +20,17 @@ const messages = (prefix: string, count: number) => Array.from({ length: count }
 // Idempotency and restarts depend on what storage committed: these run on every database.
 for (const dialect of DIALECTS) {
   describe(`SDK delivery across failures on ${dialect}`, () => {
-    let t: TestPortal
-    let proxy: FaultProxy
-    before(async () => {
-      t = await startTestPortal(dialect, SDK_TEST_PORTAL_ENV)
-      proxy = await startFaultProxy(t.url)
-    })
-    after(async () => {
-      await proxy.close()
-      await t.close()
-    })
+    const setup = proxiedPortal(dialect)
 
     test('a batch whose answer was lost is sent again with the same idempotency key and stored once', async () => {
-      const project = await createProject(t)
-      const client = new PortalClient({ baseUrl: proxy.url, apiKey: project.key, webhookSecret: project.webhookSecret, retry: FAST_RETRY })
-      const first = proxy.ingests.length
+      const { t, proxy } = setup
+      const { project, client, firstIngest } = await proxiedClient(setup, { retry: FAST_RETRY })
       proxy.loseIngestAnswers(1)
       const sent = messages('lost answer', 20)
       for (const message of sent) client.log({ message })
       await client.close()
 
-      const [lost, retried] = proxy.ingests.slice(first)
+      const [lost, retried] = proxy.ingests.slice(firstIngest)
       assert.equal(lost.answer, 'lost')
       assert.equal(retried.answer, 200)
       assert.equal(retried.replayed, true, 'the portal had stored the first send and replayed its answer')
@@ -87,61 +76,39 @@ for (const dialect of DIALECTS) {
 const dialect = DIALECTS[0]
 
 describe(`SDK retries and refusals (portal on ${dialect})`, () => {
-  let t: TestPortal
-  let proxy: FaultProxy
-  before(async () => {
-    t = await startTestPortal(dialect, SDK_TEST_PORTAL_ENV)
-    proxy = await startFaultProxy(t.url)
-  })
-  after(async () => {
-    await proxy.close()
-    await t.close()
-  })
-
-  async function clientFor(options: Partial<PortalClientOptions> = {}) {
-    const project = await createProject(t)
-    const errors: PortalClientError[] = []
-    const client = new PortalClient({
-      baseUrl: proxy.url,
-      apiKey: project.key,
-      webhookSecret: project.webhookSecret,
-      retry: FAST_RETRY,
-      onError: (error) => errors.push(error),
-      ...options,
-    })
-    return { project, client, errors, first: proxy.ingests.length }
-  }
+  const setup = proxiedPortal(dialect)
+  const clientFor = (options: Partial<PortalClientOptions> = {}) => proxiedClient(setup, { retry: FAST_RETRY, ...options })
 
   test('503s for a while are retried with the same key until the portal takes the batch', async () => {
-    const { project, client, first } = await clientFor()
-    proxy.failIngest(4, 503)
+    const { project, client, firstIngest } = await clientFor()
+    setup.proxy.failIngest(4, 503)
     const sent = messages('shedding', 30)
     for (const message of sent) client.log({ message })
     await client.close()
 
-    const attempts = proxy.ingests.slice(first)
+    const attempts = setup.proxy.ingests.slice(firstIngest)
     assert.deepEqual(attempts.map((attempt) => attempt.answer), [503, 503, 503, 503, 200])
     assert.equal(new Set(attempts.map((attempt) => attempt.idempotencyKey)).size, 1, 'one idempotency key for every retry of the batch')
-    assertEachOnce(messageCounts(await storedEvents(t.url, t.adminToken, project.id)), sent)
+    assertEachOnce(messageCounts(await storedEvents(setup.t.url, setup.t.adminToken, project.id)), sent)
     assert.equal(client.stats().retries, 4)
   })
 
   test('Retry-After is waited for even when the backoff would be shorter', async () => {
-    const { client, first } = await clientFor()
-    proxy.failIngest(1, 503, { 'retry-after': '1' })
+    const { client, firstIngest } = await clientFor()
+    setup.proxy.failIngest(1, 503, { 'retry-after': '1' })
     client.log({ message: 'patient' })
     await client.close()
-    const [refused, taken] = proxy.ingests.slice(first)
+    const [refused, taken] = setup.proxy.ingests.slice(firstIngest)
     const waited = taken.at - refused.at
     assert.ok(waited >= 990, `retried after ${waited} ms`)
   })
 
   test('a batch still refused after maxRetries is dropped, counted and reported', async () => {
-    const { client, errors, first } = await clientFor({ retry: { ...FAST_RETRY, maxRetries: 2 } })
-    proxy.failIngest(3, 503)
+    const { client, errors, firstIngest } = await clientFor({ retry: { ...FAST_RETRY, maxRetries: 2 } })
+    setup.proxy.failIngest(3, 503)
     for (const message of messages('given up', 5)) client.log({ message })
     await client.close()
-    assert.equal(proxy.ingests.length - first, 3)
+    assert.equal(setup.proxy.ingests.length - firstIngest, 3)
     assert.deepEqual(
       errors.map((error) => [error.code, error.events]),
       [['retries_exhausted', 5]],
@@ -151,11 +118,11 @@ describe(`SDK retries and refusals (portal on ${dialect})`, () => {
   })
 
   test('a wrong API key (401) stops the client at once: no retry, reported once, the rest dropped', async () => {
-    const { client, errors, first } = await clientFor({ apiKey: 'pk_not_a_key', maxBatchEvents: 5 })
+    const { client, errors, firstIngest } = await clientFor({ apiKey: 'pk_not_a_key', maxBatchEvents: 5 })
     for (const message of messages('unauthorised', 15)) client.log({ message })
     await client.close()
     client.log({ message: 'after refusal' })
-    assert.equal(proxy.ingests.length - first, 1)
+    assert.equal(setup.proxy.ingests.length - firstIngest, 1)
     assert.deepEqual(
       errors.map((error) => [error.code, error.status, error.events]),
       [['credentials_refused', 401, 15]],
@@ -164,10 +131,10 @@ describe(`SDK retries and refusals (portal on ${dialect})`, () => {
   })
 
   test('a wrong webhook secret (403) stops the client the same way', async () => {
-    const { client, errors, first } = await clientFor({ webhookSecret: 'whsec_wrong' })
+    const { client, errors, firstIngest } = await clientFor({ webhookSecret: 'whsec_wrong' })
     client.log({ message: 'badly signed' })
     await client.close()
-    assert.equal(proxy.ingests.length - first, 1)
+    assert.equal(setup.proxy.ingests.length - firstIngest, 1)
     assert.deepEqual(
       errors.map((error) => [error.code, error.status]),
       [['credentials_refused', 403]],

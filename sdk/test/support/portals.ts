@@ -1,6 +1,9 @@
+import { after, before } from 'node:test'
 import { loadConfig } from '../../../src/config.ts'
 import { createLogger, startPortal, type RunningPortal } from '../../../src/portal.ts'
-import { createTestDatabase, type Dialect } from '../../../test/support/portal.ts'
+import { createProject, createTestDatabase, startTestPortal, type Dialect, type TestPortal } from '../../../test/support/portal.ts'
+import { PortalClient, type PortalClientError, type PortalClientOptions, type RejectedEvent } from '../../src/index.ts'
+import { startFaultProxy, type FaultProxy } from './fault-proxy.ts'
 
 /**
  * Environment for the portals of these tests: load shedding off, because the test process shares its
@@ -67,4 +70,39 @@ export async function createProjectAt(baseUrl: string, adminToken: string): Prom
   const project = await post('/api/projects', { name: 'sdk restart test' })
   const key = await post(`/api/projects/${project.id}/keys`, { name: 'sdk' })
   return { id: project.id, key: key.key, webhookSecret: key.webhookSecret }
+}
+
+export interface ProxiedPortal {
+  t: TestPortal
+  proxy: FaultProxy
+}
+
+/** A real portal with a fault proxy in front of it, started before the suite's tests and stopped after them. */
+export function proxiedPortal(dialect: Dialect, env: Record<string, string> = {}): ProxiedPortal {
+  const setup = {} as ProxiedPortal
+  before(async () => {
+    setup.t = await startTestPortal(dialect, { ...SDK_TEST_PORTAL_ENV, ...env })
+    setup.proxy = await startFaultProxy(setup.t.url)
+  })
+  after(async () => {
+    await setup.proxy.close()
+    await setup.t.close()
+  })
+  return setup
+}
+
+/** A new project, and a client that sends to it through the proxy and collects what it reports. */
+export async function proxiedClient({ t, proxy }: ProxiedPortal, options: Partial<PortalClientOptions> = {}) {
+  const project = await createProject(t)
+  const errors: PortalClientError[] = []
+  const rejected: RejectedEvent[] = []
+  const client = new PortalClient({
+    baseUrl: proxy.url,
+    apiKey: project.key,
+    webhookSecret: project.webhookSecret,
+    onError: (error) => errors.push(error),
+    onRejected: (events) => rejected.push(...events),
+    ...options,
+  })
+  return { project, client, errors, rejected, firstIngest: proxy.ingests.length }
 }
