@@ -9,11 +9,6 @@ export interface QueuedEvent {
 /** `{"events":[` and `]}` around the events of a batch. */
 export const ENVELOPE_BYTES = 13
 
-/** The bytes of the body that carries these events: the envelope, each event, the commas between them. */
-export function batchBytes(events: readonly QueuedEvent[]): number {
-  return events.reduce((sum, event) => sum + event.bytes, ENVELOPE_BYTES + Math.max(0, events.length - 1))
-}
-
 export function batchBody(events: readonly QueuedEvent[]): string {
   return `{"events":[${events.map((event) => event.json).join(',')}]}`
 }

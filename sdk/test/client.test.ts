@@ -53,6 +53,18 @@ describe(`SDK batching and rejections (portal on ${dialect})`, () => {
     assert.equal((await logs(project)).length, 40)
   })
 
+  test('with several batches in flight, flush() resolves only when every earlier event is stored', async () => {
+    const { project, client, firstIngest } = await clientFor({ maxBatchEvents: 25, maxConcurrentBatches: 4, flushIntervalMs: 60_000 })
+    for (let i = 0; i < 310; i++) client.log({ message: `parallel ${i}` })
+    await client.flush()
+    assert.equal(client.stats().accepted, 310)
+    assert.equal(setup.proxy.ingests.length - firstIngest, 13)
+    const counts = messageCounts(await logs(project))
+    assert.equal(counts.size, 310)
+    assert.ok([...counts.values()].every((count) => count === 1))
+    await client.close()
+  })
+
   test('a lone event is sent after flushIntervalMs without flush() or close()', async () => {
     const { project, client, firstIngest } = await clientFor({ flushIntervalMs: 100 })
     const started = performance.now()
