@@ -1,0 +1,7 @@
+export { PortalClient, PortalClientError } from './client.js'
+export type { ClientStats, PortalClientErrorCode, PortalClientOptions, RejectedEvent } from './client.js'
+export type { CaptureContext } from './capture.js'
+export type { EventOptions, EventType, PortalEvent } from './event.js'
+export type * from './events.generated.js'
+export type { RetryPolicy } from './retry.js'
+export type { CaptureResult, PingResult } from './transport.js'
