@@ -39,8 +39,9 @@ async function measure(target: Target, size: number, overallRate?: number) {
     headers: { authorization: `Bearer ${target.key}`, 'content-type': 'application/json', 'x-service-signature': hmacSha256Hex(target.secret, body) },
     body,
   })
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${result.non2xx} non-2xx answers and ${result.errors} errors at batch ${size}`)
-  return { eventsPerSecond: Math.round((result.requests.total / result.duration) * size), p99: result.latency.p99, p50: result.latency.p50 }
+  if (result.errors > 0) throw new Error(`${result.errors} connection errors at batch ${size}`)
+  // Only 2xx answers count: a 503 from load shedding is the portal protecting itself, not throughput.
+  return { eventsPerSecond: Math.round((result['2xx'] / result.duration) * size), p99: result.latency.p99, p50: result.latency.p50, shed: result.non2xx }
 }
 
 async function withBaseline<T>(run: (target: Target) => Promise<T>): Promise<T> {
@@ -82,7 +83,7 @@ export async function run() {
     for (const size of BATCH_SIZES) baseline[size] = (await measure(target, size)).eventsPerSecond
   })
   console.log(`ingest: ${CONNECTIONS} connections, ${SECONDS} s per run, loopback, log events of ~200 bytes`)
-  console.log('database   batch  baseline ev/s  portal ev/s  ratio  p50 ms  p99 ms')
+  console.log('database   batch  baseline ev/s  portal ev/s  ratio  p50 ms  p99 ms  non-2xx')
   for (const dialect of ['sqlite', 'postgres'] as Dialect[]) {
     await withPortal(dialect, async (target) => {
       let full = 0
@@ -90,10 +91,10 @@ export async function run() {
         const result = await measure(target, size)
         if (size === 100) full = result.eventsPerSecond
         const ratio = (result.eventsPerSecond / baseline[size]).toFixed(2)
-        console.log(`${dialect.padEnd(10)} ${String(size).padStart(5)}  ${String(baseline[size]).padStart(13)}  ${String(result.eventsPerSecond).padStart(11)}  ${ratio.padStart(5)}  ${String(result.p50).padStart(6)}  ${String(result.p99).padStart(6)}`)
+        console.log(`${dialect.padEnd(10)} ${String(size).padStart(5)}  ${String(baseline[size]).padStart(13)}  ${String(result.eventsPerSecond).padStart(11)}  ${ratio.padStart(5)}  ${String(result.p50).padStart(6)}  ${String(result.p99).padStart(6)}  ${String(result.shed).padStart(7)}`)
       }
       const half = await measure(target, 100, Math.max(1, Math.round(full / 100 / 2)))
-      console.log(`${dialect.padEnd(10)} at half load (${Math.round(full / 2)} ev/s offered in 100-event batches): p50 ${half.p50} ms, p99 ${half.p99} ms`)
+      console.log(`${dialect.padEnd(10)} at half load (${Math.round(full / 2)} ev/s offered in 100-event batches): p50 ${half.p50} ms, p99 ${half.p99} ms, ${half.shed} non-2xx`)
     })
   }
 }
