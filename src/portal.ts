@@ -6,10 +6,10 @@ import { createSecretBox, loadServerKey } from './identity/secrets.ts'
 import { deleteExpiredIdempotencyKeys } from './ingest/idempotency.ts'
 import { createMemoryRateLimiter, createRedisRateLimiter } from './ingest/rate-limit.ts'
 import { modules } from './modules/registry.ts'
-import { noNotifications } from './notifications.ts'
 import { buildServer, type PortalServer } from './server.ts'
 import { coreMigrations, migrate } from './storage/migrations.ts'
 import { openStorage, type Storage } from './storage/storage.ts'
+import { webhookNotifications } from './webhooks/enqueue.ts'
 
 const IDEMPOTENCY_SWEEP_MS = 10 * 60 * 1000
 
@@ -48,7 +48,8 @@ export async function startPortal(config: Config, log: Logger = createLogger(con
   const rateLimiter = config.redisUrl
     ? createRedisRateLimiter(config.redisUrl, config.ingest.batchesPerSecond, log)
     : createMemoryRateLimiter(config.ingest.batchesPerSecond)
-  const ctx: PortalContext = { config, storage, secretBox: createSecretBox(loadServerKey(config.secretKey, config.dataDir)), rateLimiter, notifications: noNotifications, log }
+  const notifications = webhookNotifications({ attempts: config.webhooks.retrySchedule.length + 1, parseJson: storage.parseJson })
+  const ctx: PortalContext = { config, storage, secretBox: createSecretBox(loadServerKey(config.secretKey, config.dataDir)), rateLimiter, notifications, log }
   const app = await buildServer(ctx)
   const stops = await Promise.all(modules.map((module) => module.start?.(ctx)))
   const address = await app.listen({ port: config.port, host: config.host })
