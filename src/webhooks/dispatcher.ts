@@ -70,7 +70,7 @@ export async function startDispatcher(ctx: PortalContext): Promise<() => Promise
   const { concurrency, endpointConcurrency, timeoutMs, allowPrivateNetworks } = ctx.config.webhooks
   const db = webhookDb(ctx.storage)
   const instance = newId('dsp')
-  const agent = createDeliveryAgent({ allowPrivateNetworks, timeoutMs, connections: endpointConcurrency })
+  const agent = createDeliveryAgent({ allowPrivateNetworks, timeoutMs, connections: concurrency })
   const inFlightByEndpoint = new Map<string, number>()
   const running = new Set<Promise<void>>()
   const writer = createOutcomeWriter((batch) => recordOutcomes(ctx, db, instance, batch), ctx)
