@@ -254,3 +254,66 @@ for (const dialect of DIALECTS) {
     })
   })
 }
+
+for (const dialect of DIALECTS) {
+  describe(`webhook endpoint health and secret grace on ${dialect}`, () => {
+    let t: TestPortal
+    let receiver: Receiver
+    before(async () => {
+      t = await startTestPortal(dialect, {
+        ...FAST_WEBHOOKS,
+        WEBHOOK_RETRY_SCHEDULE: '0.3,0.3,0.3,0.3,0.3,0.3',
+        WEBHOOK_DISABLE_AFTER_FAILING_SECONDS: '1',
+        WEBHOOK_ROTATION_GRACE_SECONDS: '0',
+      })
+      receiver = await startReceiver()
+    })
+    after(async () => {
+      await t.close()
+      await receiver.close()
+    })
+
+    test('an endpoint failing every attempt for WEBHOOK_DISABLE_AFTER_FAILING_SECONDS is disabled and announced', async () => {
+      const project = await createProject(t)
+      const listener = await createEndpoint(t, project.id, receiver.url('/ok/failing-listener'), { eventTypes: ['endpoint.disabled'] })
+      const failing = await createEndpoint(t, project.id, receiver.url('/fail/always'), { eventTypes: ['x.y'] })
+      const sent = await deliver(t, project.id, 'x.y', {})
+      const delivery = await endedDelivery(t, sent.deliveries[0].id)
+      assert.equal(delivery.status, 'failed')
+      const spanMs = Date.parse(delivery.attempts.at(-1).startedAt) - Date.parse(delivery.attempts[0].startedAt)
+      assert.ok(delivery.attempts.length < 7 && spanMs >= 1000, `${delivery.attempts.length} attempts over ${spanMs} ms`)
+      const endpoint = (await t.request('GET', `/api/webhooks/endpoints/${failing.id}`, { token: t.viewerToken })).body
+      assert.equal(endpoint.enabled, false)
+      assert.equal(endpoint.disabledReason, 'failing')
+      assert.equal(endpoint.failingSince, delivery.attempts[0].startedAt)
+      const call = await eventually(() => receiver.callsTo('/ok/failing-listener')[0], 5000, 'endpoint.disabled notification')
+      const notice = verifyCall(listener.secret, call) as any
+      assert.deepEqual([notice.type, notice.data.endpointId, notice.data.reason], ['endpoint.disabled', failing.id, 'failing'])
+    })
+
+    test('a success clears the failing run', async () => {
+      const project = await createProject(t)
+      const endpoint = await createEndpoint(t, project.id, receiver.url('/flaky/once'))
+      let answered = 0
+      receiver.answer('/flaky/once', (_call, response) => response.writeHead(answered++ === 0 ? 500 : 200).end())
+      const sent = await deliver(t, project.id, 'x.y', {})
+      assert.equal((await endedDelivery(t, sent.deliveries[0].id)).status, 'succeeded')
+      const read = (await t.request('GET', `/api/webhooks/endpoints/${endpoint.id}`, { token: t.viewerToken })).body
+      assert.equal(read.failingSince, null)
+      assert.equal(read.enabled, true)
+    })
+
+    test('once the grace period is over, only the new secret signs', async () => {
+      const project = await createProject(t)
+      const endpoint = await createEndpoint(t, project.id, receiver.url('/ok/after-grace'))
+      const rotated = (await t.request('POST', `/api/webhooks/endpoints/${endpoint.id}/rotate`, { token: t.adminToken })).body
+      const sent = await deliver(t, project.id, 'x.y', {})
+      const delivery = await endedDelivery(t, sent.deliveries[0].id)
+      const [call] = receiver.callsTo('/ok/after-grace')
+      assert.equal(call.headers['webhook-signature'].split(' ').length, 1)
+      verifyCall(rotated.secret, call)
+      assert.throws(() => verifyCall(endpoint.secret, call))
+      assert.equal(delivery.attempts[0].secretId, rotated.secretId)
+    })
+  })
+}
