@@ -62,7 +62,11 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> =
         summary: 'Enqueue a message for every enabled endpoint of the project that takes its event type, or for the endpoints named',
         description:
           'Answers 202 once the message and its deliveries are committed; attempts follow from the durable queue. ' +
-          'With `endpointIds`, those endpoints get it whatever their event types; each must be an enabled endpoint of the project (else 422).',
+          'With `endpointIds`, those endpoints get it whatever their event types; each must be an enabled endpoint of the project (else 422). ' +
+          'Each attempt is a POST signed by Standard Webhooks (`webhook-id` = messageId on every attempt, `webhook-timestamp`, ' +
+          '`webhook-signature: v1,<base64>`, one signature per live secret version). A 2xx succeeds; anything else, a timeout or a network error ' +
+          'is retried after the next WEBHOOK_RETRY_SCHEDULE delay ±20% jitter, or after the endpoint’s Retry-After on a 429/503 when that is later ' +
+          '(up to 24 h); redirects are not followed; a 410 fails the delivery and disables the endpoint.',
         body: Type.Object(
           {
             projectId: Type.String(),
