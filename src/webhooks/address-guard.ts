@@ -58,7 +58,7 @@ function expandIpv6(address: string): number[] | undefined {
 }
 
 /** Why a webhook may not connect to `address` (an IP literal), or undefined when it may. */
-export function insideAddressReason(address: string): string | undefined {
+function insideAddressReason(address: string): string | undefined {
   const family = net.isIP(address)
   if (family === 0) return `${address} is not an IP address`
   if (family === 4) return INSIDE.check(address, 'ipv4') ? `${address} is a loopback, private, link-local or reserved address` : undefined

@@ -7,7 +7,7 @@ import { ProblemError, problemResponses } from '../http/problem.ts'
 import { isoTime } from '../ids.ts'
 import { findProject } from '../projects/store.ts'
 import { wakeDispatcher } from './dispatcher.ts'
-import { findEndpoint } from './endpoint-store.ts'
+import { findEndpoint, liveProjectIds } from './endpoint-store.ts'
 import { enqueueMessage, subscribedEndpointIds } from './enqueue.ts'
 import { DeliveryDetail, DeliveryStatusSchema, DeliverySummary, EnqueuedDelivery, EventTypeName } from './schemas.ts'
 import { webhookDb, type WebhookTables } from './tables.ts'
@@ -41,14 +41,7 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> =
 
   /** A delivery of a live project of the organisation, or 404. */
   async function findDelivery(orgId: string, deliveryId: string): Promise<DeliveryRow> {
-    const row = await db
-      .selectFrom('webhook_deliveries')
-      .innerJoin('projects', 'projects.id', 'webhook_deliveries.project_id')
-      .selectAll('webhook_deliveries')
-      .where('webhook_deliveries.id', '=', deliveryId)
-      .where('projects.org_id', '=', orgId)
-      .where('projects.deleted_at', 'is', null)
-      .executeTakeFirst()
+    const row = await db.selectFrom('webhook_deliveries').selectAll().where('id', '=', deliveryId).where('project_id', 'in', liveProjectIds(db, orgId)).executeTakeFirst()
     if (!row) throw new ProblemError(404, 'not_found', `delivery ${deliveryId} was not found`)
     return row
   }
@@ -86,8 +79,7 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> =
       const { projectId, eventType, payload, endpointIds } = request.body
       await findProject(ctx.storage.db, accessPrincipal(request).orgId, projectId)
       const enqueued = await db.transaction().execute(async (trx) => {
-        const targets = endpointIds ?? (await subscribedEndpointIds(trx, projectId, eventType, parseTypes))
-        if (endpointIds) await assertEnabledEndpoints(trx, projectId, endpointIds)
+        const targets = endpointIds ? await namedEnabledEndpoints(trx, projectId, endpointIds) : await subscribedEndpointIds(trx, projectId, eventType, parseTypes)
         return enqueueMessage(trx, { projectId, eventType, payload, endpointIds: targets, attempts })
       })
       wakeDispatcher(ctx)
@@ -95,7 +87,8 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> =
     },
   )
 
-  async function assertEnabledEndpoints(trx: typeof db, projectId: string, endpointIds: string[]) {
+  /** The named endpoints, each an enabled endpoint of the project, else a 422 naming the first that is not. */
+  async function namedEnabledEndpoints(trx: typeof db, projectId: string, endpointIds: string[]): Promise<string[]> {
     const found = await trx
       .selectFrom('webhook_endpoints')
       .select(['id', 'enabled'])
@@ -107,6 +100,7 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> =
     endpointIds.forEach((id, i) => {
       if (!enabled.has(id)) throw new ProblemError(422, 'endpoint_unavailable', `body.endpointIds.${i}: ${id} is not an enabled endpoint of project ${projectId}`)
     })
+    return endpointIds
   }
 
   app.get(
@@ -184,9 +178,8 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> =
     async (request, reply) => {
       const delivery = await findDelivery(accessPrincipal(request).orgId, request.params.id)
       if (delivery.status === 'pending') throw new ProblemError(409, 'delivery_pending', `delivery ${delivery.id} is still pending; its next attempt is already due`)
-      await assertEnabledEndpoints(db, delivery.project_id, [delivery.endpoint_id]).catch(() => {
-        throw new ProblemError(409, 'endpoint_disabled', `endpoint ${delivery.endpoint_id} is disabled or deleted; enable it first`)
-      })
+      const endpoint = await db.selectFrom('webhook_endpoints').select('enabled').where('id', '=', delivery.endpoint_id).where('deleted_at', 'is', null).executeTakeFirst()
+      if (endpoint?.enabled !== 1) throw new ProblemError(409, 'endpoint_disabled', `endpoint ${delivery.endpoint_id} is disabled or deleted; enable it first`)
       const retried = await sendAgain(db, [delivery.id])
       wakeDispatcher(ctx)
       return reply.code(202).send(deliverySummary({ ...delivery, ...retried }))

@@ -17,9 +17,9 @@ const ERROR_BACKOFF_MS = 1_000
 const MAX_RETRY_AFTER_MS = 86_400_000
 const JITTER = 0.2
 
-export type DispatcherState = 'running' | 'stopping' | 'stopped'
+type DispatcherState = 'running' | 'stopping' | 'stopped'
 
-export interface DispatcherView {
+interface DispatcherView {
   state: DispatcherState
   instance: string
   inFlight: number

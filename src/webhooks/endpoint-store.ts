@@ -7,16 +7,19 @@ import type { DisabledReason, WebhookDb, WebhookTables } from './tables.ts'
 
 export type EndpointRow = WebhookTables['webhook_endpoints']
 
+/** The organisation's live projects, to narrow a webhooks read to what the caller may see. */
+export function liveProjectIds(db: WebhookDb, orgId: string) {
+  return db.selectFrom('projects').select('id').where('org_id', '=', orgId).where('deleted_at', 'is', null)
+}
+
 /** A live endpoint of a live project of the organisation, or a 404 that does not say whether it exists elsewhere. */
 export async function findEndpoint(db: WebhookDb, orgId: string, endpointId: string): Promise<EndpointRow> {
   const endpoint = await db
     .selectFrom('webhook_endpoints')
-    .innerJoin('projects', 'projects.id', 'webhook_endpoints.project_id')
-    .selectAll('webhook_endpoints')
-    .where('webhook_endpoints.id', '=', endpointId)
-    .where('webhook_endpoints.deleted_at', 'is', null)
-    .where('projects.org_id', '=', orgId)
-    .where('projects.deleted_at', 'is', null)
+    .selectAll()
+    .where('id', '=', endpointId)
+    .where('deleted_at', 'is', null)
+    .where('project_id', 'in', liveProjectIds(db, orgId))
     .executeTakeFirst()
   if (!endpoint) throw new ProblemError(404, 'not_found', `endpoint ${endpointId} was not found`)
   return endpoint

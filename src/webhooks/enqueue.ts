@@ -15,7 +15,7 @@ interface TargetEndpoint {
 }
 
 /** True when the endpoint takes `eventType`: it lists it, or lists nothing (every type). */
-export function subscribes(endpoint: TargetEndpoint, eventType: string, parseJson: (value: unknown) => string[]): boolean {
+function subscribes(endpoint: TargetEndpoint, eventType: string, parseJson: (value: unknown) => string[]): boolean {
   const types = parseJson(endpoint.event_types)
   return types.length === 0 || types.includes(eventType)
 }

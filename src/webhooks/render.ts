@@ -1,6 +1,6 @@
 import type { EndpointKind } from './tables.ts'
 
-export interface OutgoingMessage {
+interface OutgoingMessage {
   id: string
   eventType: string
   createdAt: number

@@ -6,7 +6,7 @@ import type { AttemptStatus } from './tables.ts'
 const RESPONSE_BODY_LIMIT = 4096
 const USER_AGENT = 'observability-portal-webhooks/0.1'
 
-export interface AttemptRequest {
+interface AttemptRequest {
   url: string
   method: 'POST'
   headers: Record<string, string>
@@ -14,7 +14,7 @@ export interface AttemptRequest {
   bodySha256: string
 }
 
-export interface AttemptResponse {
+interface AttemptResponse {
   statusCode: number
   headers: Record<string, string>
   /** the first 4 KiB of the body, as text */
@@ -103,7 +103,7 @@ function flatHeaders(headers: Record<string, string | string[] | undefined>): Re
 }
 
 /** Retry-After as seconds or an HTTP date, in milliseconds from now; null when absent or unreadable. */
-export function retryAfterMs(value: string | undefined): number | null {
+function retryAfterMs(value: string | undefined): number | null {
   if (value === undefined) return null
   if (/^\s*\d+\s*$/.test(value)) return Number(value) * 1000
   const date = Date.parse(value)
