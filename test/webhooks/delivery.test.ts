@@ -66,6 +66,17 @@ for (const dialect of DIALECTS) {
       assert.ok(delivery.attempts.every((a: any) => a.durationMs >= 900 && a.response === null && /WEBHOOK_TIMEOUT_MS/.test(a.error)))
     })
 
+    test('a receiver answering slowly within WEBHOOK_TIMEOUT_MS succeeds, and the attempt shows how long it took', async () => {
+      const project = await createProject(t)
+      await createEndpoint(t, project.id, receiver.url('/slow/400'))
+      const sent = await deliver(t, project.id, 'x.y', {})
+      const delivery = await endedDelivery(t, sent.deliveries[0].id)
+      assert.equal(delivery.status, 'succeeded')
+      assert.equal(delivery.attempts.length, 1)
+      assert.ok(delivery.attempts[0].durationMs >= 400, `${delivery.attempts[0].durationMs} ms`)
+      assert.equal(delivery.attempts[0].response.body, 'slow thanks')
+    })
+
     test('a connection reset gives network_error attempts', async () => {
       const project = await createProject(t)
       await createEndpoint(t, project.id, receiver.url('/reset/now'))
