@@ -3,7 +3,7 @@ import { columnEquals, defineModule } from '../modules/module.ts'
 import { WebhookAttemptPayload } from './payload.ts'
 import { webhookEventMigrations } from './migrations.ts'
 import { startDispatcher } from './dispatcher.ts'
-import { webhookDeliveryRoutes } from './routes.ts'
+import { webhookRoutes } from './routes.ts'
 import { deliveryStatusFields, readDeliveryStatus } from './status.ts'
 
 export const webhooksModule = defineModule({
@@ -20,5 +20,5 @@ export const webhooksModule = defineModule({
   },
   status: { schema: deliveryStatusFields, read: readDeliveryStatus },
   start: startDispatcher,
-  routes: webhookDeliveryRoutes,
+  routes: webhookRoutes,
 })

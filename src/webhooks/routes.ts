@@ -1,10 +1,11 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { PortalContext } from '../context.ts'
+import type { EventModule } from '../modules/module.ts'
 import { deliveryRoutes } from './delivery-routes.ts'
 import { endpointRoutes } from './endpoint-routes.ts'
 
-/** The webhooks module's own routes under /api/webhooks: endpoint management, deliver, deliveries. */
-export const webhookDeliveryRoutes: FastifyPluginAsync<{ ctx: PortalContext }> = async (app, { ctx }) => {
-  await app.register(endpointRoutes, { ctx })
-  await app.register(deliveryRoutes, { ctx })
+/** Every route of the webhooks module under /api/webhooks beyond status and events; one line a plugin. */
+export const webhookRoutes: FastifyPluginAsync<{ ctx: PortalContext; module: EventModule<any> }> = async (app, options) => {
+  await app.register(endpointRoutes, options)
+  await app.register(deliveryRoutes, options)
 }
