@@ -5,8 +5,8 @@ import { deliveryRoutes } from './delivery-routes.ts'
 import { endpointRoutes } from './endpoint-routes.ts'
 
 /** Every route of the webhooks module under /api/webhooks beyond status and events; one line a plugin. */
-export const webhookRoutes: FastifyPluginAsync<{ ctx: PortalContext; module: EventModule<any> }> = async (app, { ctx, module }) => {
+export const webhookRoutes: FastifyPluginAsync<{ ctx: PortalContext; module: EventModule<any> }> = async (app, { ctx }) => {
   // Not the options object itself: it carries this plugin's prefix, which would apply twice.
-  await app.register(endpointRoutes, { ctx, module })
-  await app.register(deliveryRoutes, { ctx, module })
+  await app.register(endpointRoutes, { ctx })
+  await app.register(deliveryRoutes, { ctx })
 }
