@@ -2,7 +2,7 @@ import { Type } from 'typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { PortalContext } from '../context.ts'
 import { accessPrincipal } from '../http/auth.ts'
-import { DEFAULT_LIMIT, List, PageQuery, pageAfter, toPage } from '../http/list.ts'
+import { DEFAULT_LIMIT, List, PageQuery, TimeRangeQuery, pageAfter, queryTime, toPage } from '../http/list.ts'
 import { ProblemError, problemResponses } from '../http/problem.ts'
 import { isoTime } from '../ids.ts'
 import { findProject } from '../projects/store.ts'
@@ -109,21 +109,31 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> =
       config: { access: 'read' },
       schema: {
         tags,
-        summary: 'A project’s deliveries, newest first; the detail read carries the attempts',
+        summary: 'A project’s deliveries, newest first (`from`/`to` on their creation); the detail read carries the attempts',
         querystring: Type.Object(
-          { project_id: Type.String(), endpoint_id: Type.Optional(Type.String()), status: Type.Optional(DeliveryStatusSchema), event_type: Type.Optional(Type.String()), ...PageQuery },
+          {
+            project_id: Type.String(),
+            endpoint_id: Type.Optional(Type.String()),
+            status: Type.Optional(DeliveryStatusSchema),
+            event_type: Type.Optional(Type.String()),
+            ...TimeRangeQuery,
+            ...PageQuery,
+          },
           { additionalProperties: false },
         ),
         response: { 200: List(DeliverySummary), ...problemResponses(400, 401, 403, 404, 503) },
       },
     },
     async (request) => {
-      const { project_id: projectId, endpoint_id: endpointId, status, event_type: eventType, limit = DEFAULT_LIMIT, cursor } = request.query
+      const { project_id: projectId, endpoint_id: endpointId, status, event_type: eventType, from, to, limit = DEFAULT_LIMIT, cursor } = request.query
       await findProject(ctx.storage.db, accessPrincipal(request).orgId, projectId)
       let query = db.selectFrom('webhook_deliveries').selectAll().where('project_id', '=', projectId)
       if (endpointId !== undefined) query = query.where('endpoint_id', '=', endpointId)
       if (status !== undefined) query = query.where('status', '=', status)
       if (eventType !== undefined) query = query.where('event_type', '=', eventType)
+      const [fromMs, toMs] = [queryTime(from), queryTime(to)]
+      if (fromMs !== undefined) query = query.where('created_at', '>=', fromMs)
+      if (toMs !== undefined) query = query.where('created_at', '<', toMs)
       const rows = await pageAfter(query, cursor, limit, 'created_at', 'id').execute()
       return toPage(rows, limit, (row) => [row.created_at, row.id], deliverySummary)
     },
