@@ -66,7 +66,7 @@ const SECRET_HEADERS = /^(authorization|proxy-authorization|cookie|set-cookie|x-
 /** An occurrence from `POST /api/errors/capture`. */
 export function occurrenceFromCapture(projectId: string, body: CaptureBody, receivedAt: number): Occurrence {
   const clean = withoutNul(body) as CaptureBody
-  const frames = clean.frames ? clean.frames.map(structuredFrame) : clean.stack ? parseStackTrace(clean.stack) : null
+  const frames = clean.frames ? clean.frames.map(structuredFrame) : null
   return {
     id: newId('occ', receivedAt),
     projectId,
@@ -81,7 +81,12 @@ export function occurrenceFromCapture(projectId: string, body: CaptureBody, rece
     service: clean.service ?? null,
     request: clean.request ? withoutSecretHeaders(clean.request) : null,
     metadata: fieldsOutside(clean, CAPTURE_FIELDS),
-    grouping: computeGrouping(projectId, { name: clean.name, message: clean.message, frames: frames ?? [], override: clean.fingerprint }),
+    grouping: computeGrouping(projectId, {
+      name: clean.name,
+      message: clean.message,
+      frames: frames ?? (clean.stack ? parseStackTrace(clean.stack) : []),
+      override: clean.fingerprint,
+    }),
   }
 }
 
@@ -133,8 +138,19 @@ function withoutSecretHeaders(request: Record<string, unknown>): Record<string, 
 
 // PostgreSQL text and jsonb cannot hold U+0000; it becomes U+FFFD on both databases alike.
 function withoutNul(value: unknown): unknown {
+  return holdsNul(value) ? replaceNul(value) : value
+}
+
+function holdsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000')
+  if (typeof value !== 'object' || value === null) return false
+  for (const key in value) if (key.includes('\u0000') || holdsNul((value as Record<string, unknown>)[key])) return true
+  return false
+}
+
+function replaceNul(value: unknown): unknown {
   if (typeof value === 'string') return value.includes('\u0000') ? value.replaceAll('\u0000', '\uFFFD') : value
-  if (Array.isArray(value)) return value.map(withoutNul)
-  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([key, item]) => [withoutNul(key) as string, withoutNul(item)]))
+  if (Array.isArray(value)) return value.map(replaceNul)
+  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([key, item]) => [replaceNul(key) as string, replaceNul(item)]))
   return value
 }

@@ -6,7 +6,7 @@ import { pageAfter, toPage, type Page } from '../http/list.ts'
 import { isoTime } from '../ids.ts'
 import { findProject } from '../projects/store.ts'
 import { groupRow, TAG_KEYS, type GroupRow } from './group-store.ts'
-import type { Frame } from './stack-trace.ts'
+import { parseStackTrace, type Frame } from './stack-trace.ts'
 
 const RECENT_OCCURRENCES = 20
 const DAYS_SHOWN = 14
@@ -238,7 +238,7 @@ export async function recentOccurrences(db: Kysely<any>, storage: Storage, group
     name: row.name,
     message: row.message,
     stack: row.stack,
-    frames: row.frames === null ? null : storage.parseJson<Frame[]>(row.frames),
+    frames: row.frames !== null ? storage.parseJson<Frame[]>(row.frames) : row.stack !== null ? parseStackTrace(row.stack) : null,
     release: row.release,
     environment: row.environment,
     service: row.service,

@@ -18,6 +18,7 @@ export interface Occurrence {
   name: string
   message: string
   stack: string | null
+  /** structured frames as given; frames parsed from `stack` are parsed again when read, not stored twice */
   frames: Frame[] | null
   release: string | null
   environment: string | null

@@ -87,7 +87,6 @@ export const errorMigrations: Migration[] = [
         .addColumn('metadata', t.json, (c) => c.notNull())
         .execute()
       await db.schema.createIndex('error_occurrences_group_idx').ifNotExists().on('error_occurrences').columns(['group_id', 'ts desc', 'id desc']).execute()
-      await db.schema.createIndex('error_occurrences_fingerprint_idx').ifNotExists().on('error_occurrences').column('fingerprint').execute()
     },
   },
 ]

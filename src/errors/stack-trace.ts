@@ -31,11 +31,12 @@ const LOCATION = /^(.*?):(\d+)(?::(\d+))?$/
  */
 export function parseStackTrace(text: string): Frame[] {
   const lines = text.split(/\r?\n/)
-  if (lines.some((line) => PYTHON_CALL.test(line))) return pythonFrames(lines).map(withInApp)
+  if (text.includes('File "') && lines.some((line) => PYTHON_CALL.test(line))) return pythonFrames(lines).map(withInApp)
   const frames: ParsedFrame[] = []
   for (const line of lines) {
-    if (/^\s*Caused by:/.test(line)) break
-    const frame = jvmFrame(line) ?? v8Frame(line) ?? geckoFrame(line)
+    const start = line.trimStart()
+    if (start.startsWith('Caused by:')) break
+    const frame = start.startsWith('at ') ? (jvmFrame(line) ?? v8Frame(line)) : start.includes('@') ? geckoFrame(line) : undefined
     if (frame) frames.push(frame)
   }
   return frames.map(withInApp)
@@ -95,7 +96,7 @@ const JVM_LIBRARY_PACKAGES = /^(java|javax|jdk|sun|com\.sun|kotlin|kotlinx|scala
 
 /** Library and runtime frames are not in-app: node_modules, site-packages, Node internals, the Python and JVM standard libraries. */
 export function isInApp(frame: Pick<Frame, 'module' | 'filename'>): boolean {
-  const file = frame.filename?.replace(/\\/g, '/') ?? ''
+  const file = frame.filename?.includes('\\') ? frame.filename.replace(/\\/g, '/') : (frame.filename ?? '')
   if (frame.module && JVM_LIBRARY_PACKAGES.test(frame.module)) return false
   if (/\/(node_modules|site-packages|dist-packages)\//.test(file)) return false
   if (/^(node:|internal\/)/.test(file) || /^<.*>$/.test(file)) return false
