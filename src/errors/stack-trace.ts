@@ -88,18 +88,19 @@ function geckoFrame(line: string): ParsedFrame | undefined {
 }
 
 function withInApp(frame: ParsedFrame): Frame {
-  return { ...frame, inApp: isInApp(frame) }
+  return { function: frame.function, module: frame.module, filename: frame.filename, lineno: frame.lineno, colno: frame.colno, inApp: isInApp(frame) }
 }
 
 // Runtimes and the libraries most JVM services carry; their frames say where, not which bug.
+const LIBRARY_FOLDERS = ['/node_modules/', '/site-packages/', '/dist-packages/']
 const JVM_LIBRARY_PACKAGES = /^(java|javax|jdk|sun|com\.sun|kotlin|kotlinx|scala|groovy|org\.springframework|org\.apache|org\.hibernate|io\.netty|reactor|com\.google|com\.fasterxml)\./
 
 /** Library and runtime frames are not in-app: node_modules, site-packages, Node internals, the Python and JVM standard libraries. */
 export function isInApp(frame: Pick<Frame, 'module' | 'filename'>): boolean {
   const file = frame.filename?.includes('\\') ? frame.filename.replace(/\\/g, '/') : (frame.filename ?? '')
   if (frame.module && JVM_LIBRARY_PACKAGES.test(frame.module)) return false
-  if (/\/(node_modules|site-packages|dist-packages)\//.test(file)) return false
-  if (/^(node:|internal\/)/.test(file) || /^<.*>$/.test(file)) return false
-  if (/\/lib\/python\d[\d.]*\//.test(file)) return false
+  if (LIBRARY_FOLDERS.some((folder) => file.includes(folder))) return false
+  if (file.startsWith('node:') || file.startsWith('internal/') || (file.startsWith('<') && file.endsWith('>'))) return false
+  if (file.includes('/lib/python') && /\/lib\/python\d[\d.]*\//.test(file)) return false
   return file !== '' || frame.module !== null
 }
