@@ -91,8 +91,8 @@ function withInApp(frame: ParsedFrame): Frame {
   return { function: frame.function, module: frame.module, filename: frame.filename, lineno: frame.lineno, colno: frame.colno, inApp: isInApp(frame) }
 }
 
-// Runtimes and the libraries most JVM services carry; their frames say where, not which bug.
 const LIBRARY_FOLDERS = ['/node_modules/', '/site-packages/', '/dist-packages/']
+// Runtimes and the libraries most JVM services carry; their frames say where, not which bug.
 const JVM_LIBRARY_PACKAGES = /^(java|javax|jdk|sun|com\.sun|kotlin|kotlinx|scala|groovy|org\.springframework|org\.apache|org\.hibernate|io\.netty|reactor|com\.google|com\.fasterxml)\./
 
 /** Library and runtime frames are not in-app: node_modules, site-packages, Node internals, the Python and JVM standard libraries. */
