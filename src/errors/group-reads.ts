@@ -156,13 +156,7 @@ export async function describeGroups(db: Kysely<any>, rows: GroupRow[]): Promise
     .orderBy('first_seen')
     .orderBy('value')
     .execute()
-  const fingerprints = await db
-    .selectFrom('error_fingerprints')
-    .select(['group_id', 'fingerprint'])
-    .where('group_id', 'in', ids)
-    .orderBy('first_seen')
-    .orderBy('fingerprint')
-    .execute()
+  const fingerprints = await groupFingerprints(db, ids)
   return rows.map((row) => {
     const own = tags.filter((tag) => tag.group_id === row.id)
     const values = (key: string) => own.filter((tag) => tag.key === key)
@@ -186,6 +180,17 @@ export async function describeGroups(db: Kysely<any>, rows: GroupRow[]): Promise
       fingerprints: fingerprints.filter((item) => item.group_id === row.id).map((item) => item.fingerprint),
     }
   })
+}
+
+/** The fingerprints of groups with their totals, the oldest first. */
+export function groupFingerprints(db: Kysely<any>, groupIds: string[]) {
+  return db
+    .selectFrom('error_fingerprints')
+    .select(['group_id', 'fingerprint', 'count', 'first_seen', 'last_seen'])
+    .where('group_id', 'in', groupIds)
+    .orderBy('first_seen')
+    .orderBy('fingerprint')
+    .execute()
 }
 
 /** The group with why it groups, its last 14 days and its most recent occurrences. */

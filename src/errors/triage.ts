@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely'
 import type { PortalContext } from '../context.ts'
 import { ProblemError } from '../http/problem.ts'
 import { newId } from '../ids.ts'
-import { findGroup } from './group-reads.ts'
+import { findGroup, groupFingerprints } from './group-reads.ts'
 import { lockProjectGroups, OCCURRENCES_KEPT_PER_GROUP, trimOccurrences, upsertGroups, type GroupRow, type GroupStatus } from './group-store.ts'
 
 // Every row that belongs to a fingerprint carries its group, so moving a fingerprint moves these.
@@ -47,8 +47,7 @@ export function mergeGroups(ctx: PortalContext, orgId: string, fingerprint: stri
 /** Takes `fingerprints` out of the group of `fingerprint`, each into a new unresolved group of its own. */
 export function unmergeFingerprints(ctx: PortalContext, orgId: string, fingerprint: string, fingerprints: string[]): Promise<{ group: GroupRow; unmerged: GroupRow[] }> {
   return withLockedGroup(ctx, orgId, fingerprint, async (trx, group) => {
-    const held = await trx.selectFrom('error_fingerprints').select('fingerprint').where('group_id', '=', group.id).execute()
-    const heldSet = new Set(held.map((row) => row.fingerprint))
+    const heldSet = new Set((await groupFingerprints(trx, [group.id])).map((row) => row.fingerprint))
     fingerprints.forEach((other, index) => {
       if (!heldSet.has(other)) throw new ProblemError(422, 'not_in_group', `fingerprints.${index}: is not a fingerprint of this group`)
     })
@@ -77,13 +76,7 @@ async function withLockedGroup<T>(ctx: PortalContext, orgId: string, fingerprint
 
 /** Recomputes a group's totals from its fingerprints, its text from its latest occurrence, and its primary fingerprint. */
 async function refreshGroup(trx: Kysely<any>, group: GroupRow): Promise<GroupRow> {
-  const fingerprints = await trx
-    .selectFrom('error_fingerprints')
-    .select(['fingerprint', 'count', 'first_seen', 'last_seen'])
-    .where('group_id', '=', group.id)
-    .orderBy('first_seen')
-    .orderBy('fingerprint')
-    .execute()
+  const fingerprints = await groupFingerprints(trx, [group.id])
   const latest = await trx
     .selectFrom('error_occurrences')
     .select(['name', 'message'])
