@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox'
+import { ProblemError } from '../http/problem.ts'
 import { newId } from '../ids.ts'
 import type { StoredEvent } from '../modules/module.ts'
 import { computeGrouping } from './fingerprint.ts'
@@ -61,6 +62,7 @@ export const CaptureResponse = Type.Object({
 
 const CAPTURE_FIELDS = new Set(Object.keys(CaptureBody.properties))
 const EVENT_FIELDS = new Set(['name', 'message', 'release', 'environment', 'service'])
+const MAX_DEPTH = 32
 const SECRET_HEADERS = /^(authorization|proxy-authorization|cookie|set-cookie|x-api-key|x-auth-token)$/i
 
 /** An occurrence from `POST /api/errors/capture`. */
@@ -92,7 +94,8 @@ export function occurrenceFromCapture(projectId: string, body: CaptureBody, rece
 
 /** An occurrence from an ingested `error` event: no stack, so its name and message group it. */
 export function occurrenceFromEvent(event: StoredEvent<Static<typeof ErrorPayload>>): Occurrence {
-  const data = withoutNul(event.data) as Record<string, unknown>
+  // No U+0000 to replace: an event holding one was refused (PostgreSQL) or stored as is (SQLite) by ingest already.
+  const data = event.data as Record<string, unknown>
   const name = typeof data.name === 'string' ? data.name : ''
   const message = typeof data.message === 'string' ? data.message : ''
   const label = (key: string) => (typeof data[key] === 'string' && data[key] !== '' ? (data[key] as string) : null)
@@ -138,13 +141,15 @@ function withoutSecretHeaders(request: Record<string, unknown>): Record<string, 
 
 // PostgreSQL text and jsonb cannot hold U+0000; it becomes U+FFFD on both databases alike.
 function withoutNul(value: unknown): unknown {
-  return holdsNul(value) ? replaceNul(value) : value
+  return holdsNul(value, 0) ? replaceNul(value) : value
 }
 
-function holdsNul(value: unknown): boolean {
+// The depth limit also keeps storing and reading the occurrence back within the call stack.
+function holdsNul(value: unknown, depth: number): boolean {
   if (typeof value === 'string') return value.includes('\u0000')
   if (typeof value !== 'object' || value === null) return false
-  for (const key in value) if (key.includes('\u0000') || holdsNul((value as Record<string, unknown>)[key])) return true
+  if (depth > MAX_DEPTH) throw new ProblemError(400, 'too_deep', `body: is nested more than ${MAX_DEPTH} levels deep`)
+  for (const key in value) if (key.includes('\u0000') || holdsNul((value as Record<string, unknown>)[key], depth + 1)) return true
   return false
 }
 

@@ -74,6 +74,7 @@ export const TAG_KEYS = ['environment', 'release', 'service'] as const
 const DAY_MS = 86_400_000
 // SQLite allows 32,766 bound values a statement and PostgreSQL 65,535; stay well under both.
 const MAX_VALUES_PER_STATEMENT = 30_000
+const MAX_KEYS_PER_SELECT = 5_000
 
 /**
  * Stores occurrences in their groups inside `trx`: a fingerprint seen for the first time opens a
@@ -165,18 +166,22 @@ async function recordProjectOccurrences(trx: Kysely<any>, ctx: PortalContext, pr
 }
 
 async function loadFingerprints(trx: Kysely<any>, fingerprints: string[]): Promise<Map<string, FingerprintTotals>> {
-  const rows = await trx
-    .selectFrom('error_fingerprints')
-    .select(['fingerprint', 'group_id', 'count', 'first_seen', 'last_seen', 'algorithm'])
-    .where('fingerprint', 'in', fingerprints)
-    .execute()
+  const rows = await selectIn(fingerprints, (chunk) =>
+    trx.selectFrom('error_fingerprints').select(['fingerprint', 'group_id', 'count', 'first_seen', 'last_seen', 'algorithm']).where('fingerprint', 'in', chunk).execute(),
+  )
   return new Map(rows.map((row) => [row.fingerprint, { ...row, count: Number(row.count), first_seen: Number(row.first_seen), last_seen: Number(row.last_seen) }]))
 }
 
 async function loadGroups(trx: Kysely<any>, ids: string[]): Promise<Map<string, TouchedGroup>> {
-  if (ids.length === 0) return new Map()
-  const rows = await trx.selectFrom('error_groups').selectAll().where('id', 'in', ids).execute()
+  const rows = await selectIn(ids, (chunk) => trx.selectFrom('error_groups').selectAll().where('id', 'in', chunk).execute())
   return new Map(rows.map((row) => [row.id, { row: groupRow(row), isNew: false, regressedNow: false }]))
+}
+
+/** Rows matching a list of keys too long for one statement (an ingest batch may carry thousands). */
+async function selectIn<R>(keys: string[], select: (chunk: string[]) => Promise<R[]>): Promise<R[]> {
+  const rows: R[] = []
+  for (let start = 0; start < keys.length; start += MAX_KEYS_PER_SELECT) rows.push(...(await select(keys.slice(start, start + MAX_KEYS_PER_SELECT))))
+  return rows
 }
 
 /** A group row with its numbers as numbers, whichever database it came from. */

@@ -143,6 +143,27 @@ for (const dialect of DIALECTS) {
       assert.equal(notJson.status, 400)
     })
 
+    test('a body nested too deeply is refused with a 400, and U+0000 in text is stored as U+FFFD', async () => {
+      let deep: unknown = 'bottom'
+      for (let i = 0; i < 40; i++) deep = { deeper: deep }
+      const tooDeep = await capture(t, project, { name: 'E', message: 'm', context: deep })
+      assert.equal(tooDeep.status, 400)
+      assert.match(tooDeep.body.detail, /^body: is nested more than/)
+      const withNul = await captured(t, project, { name: 'NulError', message: 'bad\u0000byte', extra: { 'k\u0000': 'v\u0000' } })
+      const occurrence = (await groupOf(t, withNul.fingerprint)).occurrences[0]
+      assert.equal(occurrence.message, 'bad\uFFFDbyte')
+      assert.deepEqual(occurrence.metadata, { extra: { 'k\uFFFD': 'v\uFFFD' } })
+    })
+
+    test('one ingest batch of thousands of distinct errors is grouped in full', async () => {
+      const own = await createProject(t, 'bulk')
+      const total = 6000
+      const batch = await ingest(t, own, Array.from({ length: total }, (_, i) => event('error', { name: `Bulk${i}Error`, message: 'x' })))
+      assert.equal(batch.body.accepted, total)
+      const status = await t.request('GET', `/api/errors/status?project_id=${own.id}`, { token: t.viewerToken })
+      assert.equal(status.body.groups, total)
+    })
+
     test('capture takes an API key without a signature, and refuses access tokens; group reads refuse API keys', async () => {
       assert.equal((await capture(t, project, { name: 'E', message: 'unsigned' })).status, 201)
       const withToken = await t.request('POST', '/api/errors/capture', { token: t.adminToken, body: { name: 'E', message: 'm' } })
