@@ -8,8 +8,8 @@ import { DEFAULT_LIMIT, List, PageQuery } from '../http/list.ts'
 import { problemResponses } from '../http/problem.ts'
 import { findProject } from '../projects/store.ts'
 import { CaptureBody, CaptureResponse, occurrenceFromCapture } from './capture.ts'
-import { createCaptureWriter } from './capture-writer.ts'
-import { OCCURRENCES_KEPT_PER_GROUP } from './group-store.ts'
+import { createGroupCommitter } from '../storage/group-commit.ts'
+import { OCCURRENCES_KEPT_PER_GROUP, recordOccurrences, type Occurrence, type RecordedOccurrence } from './group-store.ts'
 import {
   describeGroups,
   ErrorGroup,
@@ -24,6 +24,7 @@ import {
 import { mergeGroups, setGroupStatus, unmergeFingerprints } from './triage.ts'
 
 const tags = ['errors']
+const MAX_CAPTURES_PER_TRANSACTION = 500
 const Fingerprint = Type.String({ pattern: '^[0-9a-f]{64}$', description: 'a group fingerprint: 64 lower-case hex digits' })
 const FingerprintParams = Type.Object({ fingerprint: Fingerprint })
 const FingerprintList = (description: string) =>
@@ -51,8 +52,9 @@ const GroupsQuery = Type.Object(
 export const errorRoutes: FastifyPluginAsync<{ ctx: PortalContext }> = async (plugin, { ctx }) => {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>()
   const db = ctx.storage.db as unknown as Kysely<any>
-  const writer = createCaptureWriter(ctx)
-  app.addHook('onClose', () => writer.close())
+  // Captures arriving together share one transaction; each is answered once it is committed.
+  const committer = createGroupCommitter<Occurrence, RecordedOccurrence>(ctx.storage, (trx, occurrences) => recordOccurrences(trx, ctx, occurrences), MAX_CAPTURES_PER_TRANSACTION)
+  app.addHook('onClose', () => committer.close())
 
   app.post(
     '/capture',
@@ -75,7 +77,7 @@ export const errorRoutes: FastifyPluginAsync<{ ctx: PortalContext }> = async (pl
     },
     async (request, reply) => {
       const principal = request.principal as Extract<Principal, { kind: 'apiKey' }>
-      const recorded = await writer.write(occurrenceFromCapture(principal.projectId, request.body, Date.now()))
+      const recorded = await committer.write(occurrenceFromCapture(principal.projectId, request.body, Date.now()))
       return reply.code(201).send(recorded)
     },
   )

@@ -1,0 +1,63 @@
+import type { Kysely } from 'kysely'
+import type { Storage } from './storage.ts'
+
+export interface GroupCommitter<I, R> {
+  /** Resolves with the item's result once the transaction holding it has committed. */
+  write(item: I): Promise<R>
+  /** Waits for the items already taken. */
+  close(): Promise<void>
+}
+
+interface Pending<I, R> {
+  item: I
+  resolve(result: R): void
+  reject(error: unknown): void
+}
+
+/**
+ * Group commit: items that arrive while a transaction is being written wait for the next one and
+ * share it, so a burst costs one commit (one fsync on SQLite) and one multi-row insert per table,
+ * not one per request. `writeAll` must return one result per item, in order.
+ */
+export function createGroupCommitter<I, R>(
+  storage: Storage,
+  writeAll: (trx: Kysely<any>, items: I[]) => Promise<R[]>,
+  maxItemsPerTransaction: number,
+): GroupCommitter<I, R> {
+  let pending: Pending<I, R>[] = []
+  let draining: Promise<void> | null = null
+
+  async function drain() {
+    // Let the requests already read in this turn of the event loop join the first group.
+    await new Promise((resolve) => setImmediate(resolve))
+    while (pending.length > 0) {
+      const group = pending.slice(0, maxItemsPerTransaction)
+      pending = pending.slice(group.length)
+      await commit(group)
+    }
+    draining = null
+  }
+
+  async function commit(group: Pending<I, R>[]) {
+    try {
+      const results = await storage.db.transaction().execute((trx) => writeAll(trx as Kysely<any>, group.map((entry) => entry.item)))
+      group.forEach((entry, index) => entry.resolve(results[index]))
+    } catch (error) {
+      if (group.length === 1 || storage.isUnavailable(error)) return group.forEach((entry) => entry.reject(error))
+      // One item the database refuses must not fail the others that shared its transaction.
+      for (const entry of group) await commit([entry])
+    }
+  }
+
+  return {
+    write(item) {
+      return new Promise((resolve, reject) => {
+        pending.push({ item, resolve, reject })
+        draining ??= drain()
+      })
+    },
+    async close() {
+      await draining
+    },
+  }
+}
