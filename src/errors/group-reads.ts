@@ -177,32 +177,35 @@ export async function describeGroups(db: Kysely<any>, rows: GroupRow[]): Promise
       services: values('service').map((tag) => tag.value),
       firstRelease: releases[0]?.value ?? null,
       lastRelease: lastRelease?.value ?? null,
-      fingerprints: fingerprints.filter((item) => item.group_id === row.id).map((item) => item.fingerprint),
+      fingerprints: fingerprints.filter((item) => item.groupId === row.id).map((item) => item.fingerprint),
     }
   })
 }
 
-/** The fingerprints of groups with their totals, the oldest first. */
-export function groupFingerprints(db: Kysely<any>, groupIds: string[]) {
-  return db
-    .selectFrom('error_fingerprints')
-    .select(['group_id', 'fingerprint', 'count', 'first_seen', 'last_seen'])
+/** The fingerprints of groups with their totals (summed over their days), the oldest first. */
+export async function groupFingerprints(db: Kysely<any>, groupIds: string[]) {
+  const rows = await db
+    .selectFrom('error_fingerprint_days')
+    .select((eb) => ['group_id', 'fingerprint', eb.fn.sum('count').as('count'), eb.fn.min('first_seen').as('first_seen'), eb.fn.max('last_seen').as('last_seen')])
     .where('group_id', 'in', groupIds)
+    .groupBy(['group_id', 'fingerprint'])
     .orderBy('first_seen')
     .orderBy('fingerprint')
     .execute()
+  return rows.map((row) => ({
+    groupId: row.group_id as string,
+    fingerprint: row.fingerprint as string,
+    count: Number(row.count),
+    firstSeen: Number(row.first_seen),
+    lastSeen: Number(row.last_seen),
+  }))
 }
 
 /** The group with why it groups, its last 14 days and its most recent occurrences. */
 export async function groupDetail(db: Kysely<any>, storage: Storage, row: GroupRow, now = Date.now()): Promise<Static<typeof ErrorGroupDetail>> {
   const [group] = await describeGroups(db, [row])
-  const grouping = await db
-    .selectFrom('error_fingerprints')
-    .select(['fingerprint', 'algorithm', 'components', 'count', 'first_seen', 'last_seen'])
-    .where('group_id', '=', row.id)
-    .orderBy('first_seen')
-    .orderBy('fingerprint')
-    .execute()
+  const totals = await groupFingerprints(db, [row.id])
+  const hashed = await db.selectFrom('error_fingerprints').select(['fingerprint', 'algorithm', 'components']).where('group_id', '=', row.id).execute()
   const today = Math.floor(now / DAY_MS)
   const dayRows = await db
     .selectFrom('error_fingerprint_days')
@@ -215,14 +218,17 @@ export async function groupDetail(db: Kysely<any>, storage: Storage, row: GroupR
   const occurrences = await recentOccurrences(db, storage, row.id, RECENT_OCCURRENCES)
   return {
     ...group,
-    grouping: grouping.map((item) => ({
-      fingerprint: item.fingerprint,
-      algorithm: item.algorithm,
-      components: storage.parseJson(item.components),
-      count: Number(item.count),
-      firstSeen: isoTime(Number(item.first_seen))!,
-      lastSeen: isoTime(Number(item.last_seen))!,
-    })),
+    grouping: totals.map((item) => {
+      const { algorithm, components } = hashed.find((entry) => entry.fingerprint === item.fingerprint)!
+      return {
+        fingerprint: item.fingerprint,
+        algorithm,
+        components: storage.parseJson(components),
+        count: item.count,
+        firstSeen: isoTime(item.firstSeen)!,
+        lastSeen: isoTime(item.lastSeen)!,
+      }
+    }),
     countsPerDay: Array.from({ length: DAYS_SHOWN }, (_, index) => {
       const day = today - DAYS_SHOWN + 1 + index
       return { date: new Date(day * DAY_MS).toISOString().slice(0, 10), count: perDay.get(day) ?? 0 }

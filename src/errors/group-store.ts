@@ -51,15 +51,15 @@ export interface GroupRow {
   created_at: number
 }
 
-interface FingerprintTotals {
+interface FingerprintRow {
   fingerprint: string
   group_id: string
+}
+
+interface Totals {
   count: number
   first_seen: number
   last_seen: number
-  algorithm: string
-  /** JSON of the components; taken from an occurrence when written, since one fingerprint always has the same */
-  components?: string
 }
 
 interface TouchedGroup {
@@ -107,55 +107,41 @@ export function lockProjectGroups(trx: Kysely<any>, ctx: PortalContext, projectI
 
 async function recordProjectOccurrences(trx: Kysely<any>, ctx: PortalContext, projectId: string, items: Occurrence[]): Promise<RecordedOccurrence[]> {
   const fingerprints = await loadFingerprints(trx, [...new Set(items.map((item) => item.grouping.fingerprint))])
-  const groups = await loadGroups(trx, [...new Set([...fingerprints.values()].map((totals) => totals.group_id))])
-  const days = new Map<string, { fingerprint: string; day: number; group_id: string; count: number }>()
-  const tags = new Map<string, { fingerprint: string; key: string; value: string; group_id: string; count: number; first_seen: number; last_seen: number }>()
-  const touchedFingerprints = new Set<FingerprintTotals>()
+  const groups = await loadGroups(trx, [...new Set([...fingerprints.values()].map((row) => row.group_id))])
+  const newFingerprints: Record<string, unknown>[] = []
+  const days = new Map<string, { fingerprint: string; day: number; group_id: string } & Totals>()
+  const tags = new Map<string, { fingerprint: string; key: string; value: string; group_id: string } & Totals>()
   const touchedGroups = new Set<TouchedGroup>()
   const occurrenceRows: ReturnType<typeof occurrenceRow>[] = []
 
   const results = items.map((occurrence) => {
     const fingerprint = occurrence.grouping.fingerprint
-    let totals = fingerprints.get(fingerprint)
-    if (!totals) {
-      totals = openGroup(groups, projectId, occurrence)
-      fingerprints.set(fingerprint, totals)
+    let known = fingerprints.get(fingerprint)
+    if (!known) {
+      known = { fingerprint, group_id: openGroup(groups, projectId, occurrence) }
+      fingerprints.set(fingerprint, known)
+      const { algorithm, components } = occurrence.grouping
+      newFingerprints.push({ ...known, project_id: projectId, algorithm, components: JSON.stringify(components) })
     }
-    const group = groups.get(totals.group_id)!
+    const groupId = known.group_id
+    const group = groups.get(groupId)!
     const isNewGroup = group.isNew && group.row.count === 0
-    countInto(totals, occurrence.ts)
-    totals.components ??= JSON.stringify(occurrence.grouping.components)
     addToGroup(group, occurrence)
-    touchedFingerprints.add(totals)
     touchedGroups.add(group)
-    occurrenceRows.push(occurrenceRow(occurrence, totals.group_id))
-
+    occurrenceRows.push(occurrenceRow(occurrence, groupId))
     const day = Math.floor(occurrence.ts / DAY_MS)
-    const dayKey = `${fingerprint}|${day}`
-    const dayRow = days.get(dayKey) ?? { fingerprint, day, group_id: totals.group_id, count: 0 }
-    dayRow.count++
-    days.set(dayKey, dayRow)
+    countUnder(days, `${fingerprint}|${day}`, () => ({ fingerprint, day, group_id: groupId }), occurrence.ts)
     for (const key of TAG_KEYS) {
       const value = occurrence[key]
-      if (value === null) continue
-      const tagKey = `${fingerprint}|${key}|${value}`
-      const tag = tags.get(tagKey) ?? { fingerprint, key, value, group_id: totals.group_id, count: 0, first_seen: occurrence.ts, last_seen: occurrence.ts }
-      countInto(tag, occurrence.ts)
-      tags.set(tagKey, tag)
+      if (value !== null) countUnder(tags, `${fingerprint}|${key}|${value}`, () => ({ fingerprint, key, value, group_id: groupId }), occurrence.ts)
     }
     return { id: occurrence.id, fingerprint, groupFingerprint: group.row.fingerprint, isNewGroup }
   })
 
   await upsertGroups(trx, [...touchedGroups].map((group) => group.row))
-  await upsertFingerprints(trx, projectId, [...touchedFingerprints])
-  await insertInChunks([...days.values()], (rows) =>
-    trx
-      .insertInto('error_fingerprint_days')
-      .values(rows)
-      .onConflict((conflict) => conflict.columns(['fingerprint', 'day']).doUpdateSet({ count: sql`error_fingerprint_days.count + excluded.count` }))
-      .execute(),
-  )
-  await upsertTags(trx, [...tags.values()])
+  await insertInChunks(newFingerprints, (rows) => trx.insertInto('error_fingerprints').values(rows).execute())
+  await addTotals(trx, 'error_fingerprint_days', ['fingerprint', 'day'], [...days.values()])
+  await addTotals(trx, 'error_fingerprint_tags', ['fingerprint', 'key', 'value'], [...tags.values()])
   await insertInChunks(occurrenceRows, (rows) => trx.insertInto('error_occurrences').values(rows).execute())
   for (const group of touchedGroups) {
     if (group.row.count > OCCURRENCES_KEPT_PER_GROUP) await trimOccurrences(trx, group.row.id)
@@ -165,11 +151,9 @@ async function recordProjectOccurrences(trx: Kysely<any>, ctx: PortalContext, pr
   return results
 }
 
-async function loadFingerprints(trx: Kysely<any>, fingerprints: string[]): Promise<Map<string, FingerprintTotals>> {
-  const rows = await selectIn(fingerprints, (chunk) =>
-    trx.selectFrom('error_fingerprints').select(['fingerprint', 'group_id', 'count', 'first_seen', 'last_seen', 'algorithm']).where('fingerprint', 'in', chunk).execute(),
-  )
-  return new Map(rows.map((row) => [row.fingerprint, { ...row, count: Number(row.count), first_seen: Number(row.first_seen), last_seen: Number(row.last_seen) }]))
+async function loadFingerprints(trx: Kysely<any>, fingerprints: string[]): Promise<Map<string, FingerprintRow>> {
+  const rows = await selectIn(fingerprints, (chunk) => trx.selectFrom('error_fingerprints').select(['fingerprint', 'group_id']).where('fingerprint', 'in', chunk).execute())
+  return new Map(rows.map((row) => [row.fingerprint, row]))
 }
 
 async function loadGroups(trx: Kysely<any>, ids: string[]): Promise<Map<string, TouchedGroup>> {
@@ -197,7 +181,8 @@ export function groupRow(row: Record<string, any>): GroupRow {
   }
 }
 
-function openGroup(groups: Map<string, TouchedGroup>, projectId: string, occurrence: Occurrence): FingerprintTotals {
+/** A new group for the occurrence's fingerprint; returns its id. */
+function openGroup(groups: Map<string, TouchedGroup>, projectId: string, occurrence: Occurrence): string {
   const fingerprint = occurrence.grouping.fingerprint
   const id = newId('grp', occurrence.receivedAt)
   groups.set(id, {
@@ -218,10 +203,17 @@ function openGroup(groups: Map<string, TouchedGroup>, projectId: string, occurre
     isNew: true,
     regressedNow: false,
   })
-  return { fingerprint, group_id: id, count: 0, first_seen: occurrence.ts, last_seen: occurrence.ts, algorithm: occurrence.grouping.algorithm }
+  return id
 }
 
-function countInto(totals: { count: number; first_seen: number; last_seen: number }, ts: number) {
+/** Counts an occurrence at `ts` into the batch's totals under `key` (a fingerprint's day, environment, release or service). */
+function countUnder<R extends Totals>(map: Map<string, R>, key: string, fresh: () => Omit<R, keyof Totals>, ts: number) {
+  const totals = map.get(key) ?? ({ ...fresh(), count: 0, first_seen: ts, last_seen: ts } as R)
+  countInto(totals, ts)
+  map.set(key, totals)
+}
+
+function countInto(totals: Totals, ts: number) {
   totals.count++
   totals.first_seen = Math.min(totals.first_seen, ts)
   totals.last_seen = Math.max(totals.last_seen, ts)
@@ -266,33 +258,18 @@ export async function upsertGroups(trx: Kysely<any>, rows: GroupRow[]) {
   )
 }
 
-async function upsertFingerprints(trx: Kysely<any>, projectId: string, totals: FingerprintTotals[]) {
-  const rows = totals.map((row) => ({ ...row, project_id: projectId }))
+/** Adds a batch's counts to stored totals, keeping the earliest first and latest last seen. */
+async function addTotals(trx: Kysely<any>, table: string, key: string[], rows: Totals[]) {
+  const stored = (column: string) => sql.ref(`${table}.${column}`)
   await insertInChunks(rows, (chunk) =>
     trx
-      .insertInto('error_fingerprints')
+      .insertInto(table)
       .values(chunk)
       .onConflict((conflict) =>
-        conflict.column('fingerprint').doUpdateSet((eb) => ({
-          count: eb.ref('excluded.count'),
-          first_seen: eb.ref('excluded.first_seen'),
-          last_seen: eb.ref('excluded.last_seen'),
-        })),
-      )
-      .execute(),
-  )
-}
-
-async function upsertTags(trx: Kysely<any>, rows: Record<string, unknown>[]) {
-  await insertInChunks(rows, (chunk) =>
-    trx
-      .insertInto('error_fingerprint_tags')
-      .values(chunk)
-      .onConflict((conflict) =>
-        conflict.columns(['fingerprint', 'key', 'value']).doUpdateSet({
-          count: sql`error_fingerprint_tags.count + excluded.count`,
-          first_seen: sql`case when excluded.first_seen < error_fingerprint_tags.first_seen then excluded.first_seen else error_fingerprint_tags.first_seen end`,
-          last_seen: sql`case when excluded.last_seen > error_fingerprint_tags.last_seen then excluded.last_seen else error_fingerprint_tags.last_seen end`,
+        conflict.columns(key).doUpdateSet({
+          count: sql`${stored('count')} + excluded.count`,
+          first_seen: sql`case when excluded.first_seen < ${stored('first_seen')} then excluded.first_seen else ${stored('first_seen')} end`,
+          last_seen: sql`case when excluded.last_seen > ${stored('last_seen')} then excluded.last_seen else ${stored('last_seen')} end`,
         }),
       )
       .execute(),

@@ -8,8 +8,9 @@ export const errorMigrations: Migration[] = [
       createEventTableV1(db, t, 'error_events', [['name', 'text'], ['environment', 'text'], ['release', 'text']], [['name'], ['environment']]),
   },
   {
-    // Statistics are kept per fingerprint and carry the group they belong to, so that a merge or an
-    // unmerge moves rows between groups and every count stays exact.
+    // Statistics are kept per fingerprint (per day, and per environment, release and service) and carry
+    // the group they belong to, so that a merge or an unmerge moves rows between groups and every count
+    // stays exact. A fingerprint's own row never changes but for its group.
     name: 'errors/002_groups',
     async up(db, t) {
       await db.schema
@@ -39,9 +40,6 @@ export const errorMigrations: Migration[] = [
         .addColumn('group_id', 'text', (c) => c.notNull())
         .addColumn('algorithm', 'text', (c) => c.notNull())
         .addColumn('components', t.json, (c) => c.notNull())
-        .addColumn('count', t.bigint, (c) => c.notNull())
-        .addColumn('first_seen', t.bigint, (c) => c.notNull())
-        .addColumn('last_seen', t.bigint, (c) => c.notNull())
         .execute()
       await db.schema.createIndex('error_fingerprints_group_idx').ifNotExists().on('error_fingerprints').column('group_id').execute()
       await db.schema
@@ -51,6 +49,8 @@ export const errorMigrations: Migration[] = [
         .addColumn('day', 'integer', (c) => c.notNull())
         .addColumn('group_id', 'text', (c) => c.notNull())
         .addColumn('count', t.bigint, (c) => c.notNull())
+        .addColumn('first_seen', t.bigint, (c) => c.notNull())
+        .addColumn('last_seen', t.bigint, (c) => c.notNull())
         .addPrimaryKeyConstraint('error_fingerprint_days_pk', ['fingerprint', 'day'])
         .execute()
       await db.schema.createIndex('error_fingerprint_days_group_idx').ifNotExists().on('error_fingerprint_days').columns(['group_id', 'day']).execute()

@@ -90,9 +90,9 @@ async function refreshGroup(trx: Kysely<any>, group: GroupRow): Promise<GroupRow
     fingerprint: fingerprints.some((row) => row.fingerprint === group.fingerprint) ? group.fingerprint : fingerprints[0].fingerprint,
     name: latest?.name ?? group.name,
     message: latest?.message ?? group.message,
-    count: fingerprints.reduce((sum, row) => sum + Number(row.count), 0),
-    first_seen: Math.min(...fingerprints.map((row) => Number(row.first_seen))),
-    last_seen: Math.max(...fingerprints.map((row) => Number(row.last_seen))),
+    count: fingerprints.reduce((sum, row) => sum + row.count, 0),
+    first_seen: Math.min(...fingerprints.map((row) => row.firstSeen)),
+    last_seen: Math.max(...fingerprints.map((row) => row.lastSeen)),
   }
   await upsertGroups(trx, [refreshed])
   return refreshed
