@@ -5,7 +5,7 @@ import { ProblemError } from '../http/problem.ts'
 import { pageAfter, toPage, type Page } from '../http/list.ts'
 import { isoTime } from '../ids.ts'
 import { findProject } from '../projects/store.ts'
-import { groupRow, TAG_KEYS, type GroupRow } from './group-store.ts'
+import { groupRow, OCCURRENCES_KEPT_PER_GROUP, TAG_KEYS, type GroupRow } from './group-store.ts'
 import { parseStackTrace, type Frame } from './stack-trace.ts'
 
 const RECENT_OCCURRENCES = 20
@@ -26,7 +26,7 @@ export const ErrorGroup = Type.Object({
   regressed: Type.Boolean({ description: 'reopened by an occurrence after it was resolved; cleared by the next triage' }),
   firstSeen: Time,
   lastSeen: Time,
-  count: Type.Integer({ description: 'every occurrence ever, exact (only the latest 100 are kept)' }),
+  count: Type.Integer({ description: `every occurrence ever, exact (only the latest ${OCCURRENCES_KEPT_PER_GROUP} are kept)` }),
   environments: Type.Array(Type.String()),
   releases: Type.Array(Type.String(), { description: 'in the order they were first seen' }),
   services: Type.Array(Type.String()),

@@ -69,7 +69,7 @@ export const errorRoutes: FastifyPluginAsync<{ ctx: PortalContext }> = async (pl
           'function count (never line or column numbers or path prefixes; node_modules, site-packages and runtime frames are not in-app unless ' +
           'marked `inApp`); without in-app frames the message counts, with e-mails, URLs, IPs, UUIDs, hashes, hex, dates, times, durations, ' +
           'numbers, ids and quoted values replaced by placeholders. The fingerprint is the hex SHA-256 of the project and those components. ' +
-          'A group keeps its latest 100 occurrences; its counts stay exact. 201 means the occurrence is committed.',
+          `A group keeps its latest ${OCCURRENCES_KEPT_PER_GROUP} occurrences; its counts stay exact. 201 means the occurrence is committed.`,
         security: [{ apiKey: [] }],
         body: CaptureBody,
         response: { 201: CaptureResponse, ...problemResponses(400, 401, 403, 413, 415, 503) },
