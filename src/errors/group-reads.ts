@@ -110,10 +110,17 @@ export async function findGroup(db: Kysely<any>, orgId: string, fingerprint: str
     .executeTakeFirst()
   const notFound = new ProblemError(404, 'not_found', `error group ${fingerprint} was not found`)
   if (!row) throw notFound
-  await findProject(db, orgId, row.project_id).catch(() => {
-    throw notFound
-  })
+  await withNotFound(findProject(db, orgId, row.project_id), notFound)
   return groupRow(row)
+}
+
+/** What `find` finds, its 404 replaced by `notFound` (so as to name the right thing); other failures pass through. */
+export async function withNotFound<T>(find: Promise<T>, notFound: ProblemError): Promise<T> {
+  try {
+    return await find
+  } catch (error) {
+    throw error instanceof ProblemError && error.status === 404 ? notFound : error
+  }
 }
 
 /** A project's groups, filtered and sorted (newest, oldest or most frequent first), one page. */

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely'
 import type { PortalContext } from '../context.ts'
 import { ProblemError } from '../http/problem.ts'
 import { newId } from '../ids.ts'
-import { findGroup, groupFingerprints } from './group-reads.ts'
+import { findGroup, groupFingerprints, withNotFound } from './group-reads.ts'
 import { lockProjectGroups, OCCURRENCES_KEPT_PER_GROUP, trimOccurrences, upsertGroups, type GroupRow, type GroupStatus } from './group-store.ts'
 
 // Every row that belongs to a fingerprint carries its group, so moving a fingerprint moves these.
@@ -25,9 +25,7 @@ export function mergeGroups(ctx: PortalContext, orgId: string, fingerprint: stri
   return withLockedGroup(ctx, orgId, fingerprint, async (trx, target) => {
     const sourceIds = new Set<string>()
     for (const [index, other] of fingerprints.entries()) {
-      const source = await findGroup(trx, orgId, other).catch(() => {
-        throw new ProblemError(404, 'not_found', `fingerprints.${index}: error group ${other} was not found`)
-      })
+      const source = await withNotFound(findGroup(trx, orgId, other), new ProblemError(404, 'not_found', `fingerprints.${index}: error group ${other} was not found`))
       if (source.project_id !== target.project_id) {
         throw new ProblemError(422, 'other_project', `fingerprints.${index}: belongs to another project; only groups of one project merge`)
       }
