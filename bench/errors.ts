@@ -9,7 +9,7 @@ import { createLogger, startPortal, type RunningPortal } from '../src/portal.ts'
 import { occurrenceFromCapture } from '../src/errors/capture.ts'
 import { recordOccurrences } from '../src/errors/group-store.ts'
 
-const CAPTURES = 10_000
+const CAPTURES = 20_000
 const GROUPS = 1_000
 const CONNECTIONS = 64
 const LISTED_GROUPS = 10_000
