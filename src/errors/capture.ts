@@ -29,7 +29,7 @@ export const CaptureBody = Type.Object(
       Type.String({ maxLength: 262_144, description: 'a stack trace as printed by V8/Node, CPython or the JVM (also SpiderMonkey/JavaScriptCore)' }),
     ),
     frames: Type.Optional(
-      Type.Array(CaptureFrame, { maxItems: 1000, description: 'structured frames, innermost (the one that threw) first; used instead of `stack` for grouping' }),
+      Type.Array(CaptureFrame, { maxItems: 1000, description: 'structured frames, innermost (the one that threw) first; when not empty, used instead of `stack` for grouping' }),
     ),
     release: Label('the release that raised it'),
     environment: Label('e.g. production'),
@@ -68,7 +68,7 @@ const SECRET_HEADERS = /^(authorization|proxy-authorization|cookie|set-cookie|x-
 /** An occurrence from `POST /api/errors/capture`. */
 export function occurrenceFromCapture(projectId: string, body: CaptureBody, receivedAt: number): Occurrence {
   const clean = withoutNul(body) as CaptureBody
-  const frames = clean.frames ? clean.frames.map(structuredFrame) : null
+  const frames = clean.frames?.length ? clean.frames.map(structuredFrame) : null
   return {
     id: newId('occ', receivedAt),
     projectId,

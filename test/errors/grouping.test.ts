@@ -62,7 +62,7 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(stacktrace.values, ['com.acme.users.UserService load', 'com.acme.Main main'])
     })
 
-    test('structured frames count when in-app, and inApp: false leaves a frame out', async () => {
+    test('structured frames count when in-app, inApp: false leaves a frame out, and an empty list defers to the stack', async () => {
       const frames = (vendor: string) => [
         { function: 'get_user', module: 'app.users', lineno: 3 },
         { function: 'dispatch', module: vendor, lineno: 9, inApp: false },
@@ -70,6 +70,9 @@ for (const dialect of DIALECTS) {
       const first = await captured(t, project, { name: 'KeyError', message: 'a', frames: frames('router_a') })
       const second = await captured(t, project, { name: 'KeyError', message: 'b', frames: frames('router_b') })
       assert.equal(second.fingerprint, first.fingerprint)
+      const fromStack = await captured(t, project, typeError(nodeStack()))
+      const emptyFrames = await captured(t, project, typeError(nodeStack(), { frames: [] }))
+      assert.equal(emptyFrames.fingerprint, fromStack.fingerprint)
     })
 
     test('a fingerprint override groups by the array, with {{ default }} standing for the computed one', async () => {
