@@ -56,7 +56,10 @@ export function unmergeFingerprints(ctx: PortalContext, orgId: string, fingerpri
     for (const other of leaving) {
       const row: GroupRow = { ...group, id: newId('grp', now), fingerprint: other, status: 'unresolved', regressed: 0, status_changed_at: null, created_at: now }
       await upsertGroups(trx, [row])
-      for (const table of FINGERPRINT_TABLES) await trx.updateTable(table).set({ group_id: row.id }).where('fingerprint', '=', other).execute()
+      for (const table of FINGERPRINT_TABLES) {
+        // group_id first: it is what every one of these tables is indexed by.
+        await trx.updateTable(table).set({ group_id: row.id }).where('group_id', '=', group.id).where('fingerprint', '=', other).execute()
+      }
       unmerged.push(await refreshGroup(trx, row))
     }
     return { group: await refreshGroup(trx, group), unmerged }
