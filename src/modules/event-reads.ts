@@ -22,6 +22,8 @@ const moduleStatusFields = {
 export function eventReads(module: EventModule): FastifyPluginAsyncTypebox<{ ctx: PortalContext }> {
   const filterQuery: TProperties = {}
   for (const [name, filter] of Object.entries(module.filters)) filterQuery[name] = Type.Optional(filter.schema)
+  const patternFilters = (module.patternFilters ?? []).map((filter) => ({ ...filter, regex: new RegExp(filter.pattern) }))
+  const patternQuery = Object.fromEntries(patternFilters.map((filter) => [filter.pattern, filter.schema]))
   const StoredEventSchema = Type.Object({
     id: Type.String(),
     projectId: Type.String(),
@@ -71,7 +73,10 @@ export function eventReads(module: EventModule): FastifyPluginAsyncTypebox<{ ctx
         schema: {
           tags,
           summary: `${module.name} events of a project, newest first`,
-          querystring: Type.Object({ project_id: Type.String(), ...PageQuery, ...TimeRangeQuery, ...filterQuery }, { additionalProperties: false }),
+          querystring: Type.Object(
+            { project_id: Type.String(), ...PageQuery, ...TimeRangeQuery, ...filterQuery },
+            { additionalProperties: false, ...(patternFilters.length ? { patternProperties: patternQuery } : {}) },
+          ),
           response: { 200: List(StoredEventSchema), ...problemResponses(400, 401, 403, 404, 503) },
         },
       },
@@ -84,7 +89,16 @@ export function eventReads(module: EventModule): FastifyPluginAsyncTypebox<{ ctx
         if (fromMs !== undefined) query = query.where('ts', '>=', fromMs)
         if (toMs !== undefined) query = query.where('ts', '<', toMs)
         for (const [name, value] of Object.entries(filters)) {
-          if (value !== undefined) query = module.filters[name].apply(query, value, ctx.storage)
+          if (value === undefined) continue
+          const filter = module.filters[name]
+          if (filter) {
+            query = filter.apply(query, value, ctx.storage)
+            continue
+          }
+          for (const pattern of patternFilters) {
+            const match = pattern.regex.exec(name)
+            if (match) query = pattern.apply(query, match[1], value, ctx.storage)
+          }
         }
         const rows = await pageAfter(query, cursor, limit, 'ts', 'id').execute()
         return toPage(rows, limit, (row) => [Number(row.ts), row.id], (row) => ({

@@ -27,7 +27,7 @@ export async function writeEvents(trx: Kysely<any>, ctx: PortalContext, accepted
       ts: event.ts,
       received_at: event.receivedAt,
       data: dataJson,
-      ...module.columns(event.data),
+      ...module.columns(event.data, event),
     }))
     const rowsPerStatement = Math.max(1, Math.floor(MAX_VALUES_PER_STATEMENT / Object.keys(rows[0]).length))
     for (let start = 0; start < rows.length; start += rowsPerStatement) {

@@ -2,6 +2,7 @@ import { Type } from 'typebox'
 import { columnEquals, defineModule } from '../module.ts'
 import { DeployPayload } from './payload.ts'
 import { deployMigrations } from './migrations.ts'
+import { deployReads } from './reads.ts'
 
 export const deploysModule = defineModule({
   type: 'deploy',
@@ -16,4 +17,5 @@ export const deploysModule = defineModule({
     environment: columnEquals('environment', Type.String()),
     status: columnEquals('status', Type.String()),
   },
+  routes: deployReads,
 })
