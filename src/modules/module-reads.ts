@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Kysely, SelectQueryBuilder } from 'kysely'
 import type { PortalContext } from '../context.ts'
 import { accessPrincipal } from '../http/auth.ts'
-import { DEFAULT_LIMIT, queryTime, type Page } from '../http/list.ts'
+import { DEFAULT_LIMIT, pageAfter, queryTime, toPage, type Page } from '../http/list.ts'
 import { ProblemError, problemResponses } from '../http/problem.ts'
 import { decodeCursor, encodeCursor } from '../ids.ts'
 import { findProject } from '../projects/store.ts'
@@ -172,4 +172,47 @@ function groupKey(columns: string[], row: Record<string, unknown>): string {
 /** A page of summary rows mapped to their response items. */
 export function mapPage<T, U>(page: Page<T>, map: (item: T) => U): Page<U> {
   return { data: page.data.map(map), nextCursor: page.nextCursor }
+}
+
+export interface HistoryEvent {
+  id: string
+  ts: number
+  data: Record<string, unknown>
+}
+
+/** One group's events (a flag's changes, a job's statuses), newest first, paged like the events list. */
+export async function groupHistory(
+  ctx: PortalContext,
+  spec: { table: string; projectId: string; column: string; value: string; limit?: number; cursor?: string },
+): Promise<Page<HistoryEvent>> {
+  const limit = spec.limit ?? DEFAULT_LIMIT
+  const query = moduleDb(ctx).selectFrom(spec.table).select(['id', 'ts', 'data']).where('project_id', '=', spec.projectId).where(spec.column, '=', spec.value)
+  const rows = await pageAfter(query, spec.cursor, limit, 'ts', 'id').execute()
+  return toPage(rows, limit, (row) => [Number(row.ts), row.id], (row) => ({ id: row.id, ts: Number(row.ts), data: ctx.storage.parseJson<Record<string, unknown>>(row.data) }))
+}
+
+/**
+ * The latest value of a payload field that not every event repeats (a job's artifact URL, a tenant's
+ * limit), per group, for the groups of one page.
+ */
+export async function latestKnownValues(
+  ctx: PortalContext,
+  spec: { table: string; projectId: string; column: string; values: string[]; field: string },
+): Promise<Map<string, unknown>> {
+  const known = new Map<string, unknown>()
+  if (spec.values.length === 0) return known
+  const rows = await moduleDb(ctx)
+    .selectFrom(spec.table)
+    .select([spec.column, 'data'])
+    .where('project_id', '=', spec.projectId)
+    .where(spec.column, 'in', spec.values)
+    .where(ctx.storage.jsonText('data', spec.field), 'is not', null)
+    .orderBy('ts', 'desc')
+    .orderBy('id', 'desc')
+    .execute()
+  for (const row of rows) {
+    const key = row[spec.column] as string
+    if (!known.has(key)) known.set(key, ctx.storage.parseJson<Record<string, unknown>>(row.data)[spec.field])
+  }
+  return known
 }

@@ -2,6 +2,7 @@ import { Type } from 'typebox'
 import { columnEquals, defineModule } from '../module.ts'
 import { RepositoryPayload } from './payload.ts'
 import { repositoryMigrations } from './migrations.ts'
+import { repositoryReads } from './reads.ts'
 
 export const repositoryModule = defineModule({
   type: 'repository',
@@ -16,4 +17,5 @@ export const repositoryModule = defineModule({
     branch: columnEquals('branch', Type.String()),
     author: columnEquals('author', Type.String()),
   },
+  routes: repositoryReads,
 })

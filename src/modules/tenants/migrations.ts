@@ -6,4 +6,11 @@ export const tenantMigrations: Migration[] = [
     name: 'tenants/001_tenant_events',
     up: (db, t) => createEventTableV1(db, t, 'tenant_events', [['tenant_project_id', 'text'], ['plan', 'text']], [['tenant_project_id']]),
   },
+  {
+    // Reads group by the tenant described; an event without `projectId` describes the sending project.
+    name: 'tenants/002_tenant_defaults_to_sender',
+    up: async (db) => {
+      await db.updateTable('tenant_events').set((eb) => ({ tenant_project_id: eb.ref('project_id') })).where('tenant_project_id', 'is', null).execute()
+    },
+  },
 ]

@@ -1,0 +1,134 @@
+import { Type, type Static } from 'typebox'
+import { sql } from 'kysely'
+import { List, PageQuery } from '../../http/list.ts'
+import { ProblemError } from '../../http/problem.ts'
+import type { PortalContext } from '../../context.ts'
+import {
+  IsoTime,
+  Nullable,
+  ProjectQuery,
+  groupHistory,
+  isoFromMs,
+  latestKnownValues,
+  latestPerGroup,
+  mapPage,
+  moduleDb,
+  moduleReads,
+  readRoute,
+  requireReadableProject,
+  type GroupState,
+  type HistoryEvent,
+} from '../module-reads.ts'
+import type { VideoPayload } from './payload.ts'
+
+type VideoData = Static<typeof VideoPayload>
+
+const JobEvent = Type.Object({ eventId: Type.String(), ts: IsoTime(), status: Nullable(Type.String()), artifactUrl: Nullable(Type.String()) })
+
+const Job = Type.Object({
+  jobId: Type.String(),
+  status: Nullable(Type.String({ description: 'from the latest event' })),
+  targetUrl: Nullable(Type.String({ description: 'the latest target URL any event of the job gave' })),
+  artifactUrl: Nullable(Type.String({ description: 'the latest artifact URL any event of the job gave' })),
+  createdAt: IsoTime('time of the job’s first event'),
+  updatedAt: IsoTime('time of the job’s latest event'),
+  events: Type.Integer(),
+  eventId: Type.String({ description: 'the latest event' }),
+})
+
+const JobDetail = Type.Object({ ...Job.properties, history: List(JobEvent) })
+
+const TABLE = 'video_events'
+
+/** Jobs with their latest status, and the latest target and artifact URLs, which often come on earlier events. */
+async function jobsOf(ctx: PortalContext, projectId: string, groups: GroupState[]) {
+  const jobIds = groups.map((group) => String(group.key.job_id))
+  const known = (field: string) => latestKnownValues(ctx, { table: TABLE, projectId, column: 'job_id', values: jobIds, field })
+  const [targets, artifacts] = await Promise.all([known('targetUrl'), known('artifactUrl')])
+  return groups.map((group) => {
+    const jobId = String(group.key.job_id)
+    return {
+      jobId,
+      status: (group.latest.data as VideoData).status ?? null,
+      targetUrl: (targets.get(jobId) as string | undefined) ?? null,
+      artifactUrl: (artifacts.get(jobId) as string | undefined) ?? null,
+      createdAt: isoFromMs(group.firstTs),
+      updatedAt: isoFromMs(group.latest.ts),
+      events: group.events,
+      eventId: group.latest.id,
+    }
+  })
+}
+
+/** Jobs of the project whose latest event (by time, then id) has this status. */
+function latestStatusJobs(ctx: PortalContext, projectId: string, status: string) {
+  return moduleDb(ctx)
+    .selectFrom(`${TABLE} as event`)
+    .select('event.job_id')
+    .where('event.project_id', '=', projectId)
+    .where('event.status', '=', status)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom(`${TABLE} as newer`)
+            .select('newer.id')
+            .whereRef('newer.project_id', '=', 'event.project_id')
+            .whereRef('newer.job_id', '=', 'event.job_id')
+            .where(sql<boolean>`(newer.ts, newer.id) > (event.ts, event.id)`),
+        ),
+      ),
+    )
+}
+
+function jobEvent(event: HistoryEvent) {
+  const data = event.data as VideoData
+  return { eventId: event.id, ts: isoFromMs(event.ts), status: data.status ?? null, artifactUrl: data.artifactUrl ?? null }
+}
+
+export const videoReads = moduleReads((app, ctx) => {
+  app.get(
+    '/jobs',
+    readRoute({
+      tag: 'video',
+      summary: 'Video jobs with their latest status and artifact, most recently updated first',
+      query: { ...ProjectQuery, status: Type.Optional(Type.String({ description: 'only jobs whose latest status is this' })), ...PageQuery },
+      response: List(Job),
+    }),
+    async (request) => {
+      const { project_id: projectId, status, limit, cursor } = request.query
+      await requireReadableProject(ctx, request, projectId)
+      const page = await latestPerGroup(ctx, {
+        table: TABLE,
+        projectId,
+        groupBy: ['job_id'],
+        // a job's latest status is `status` when no event of the job is newer than its latest `status` event
+        narrow: status === undefined ? undefined : (query) => query.where('job_id', 'in', latestStatusJobs(ctx, projectId, status)),
+        limit,
+        cursor,
+      })
+      return { data: await jobsOf(ctx, projectId, page.data), nextCursor: page.nextCursor }
+    },
+  )
+
+  app.get(
+    '/jobs/:jobId',
+    readRoute({
+      tag: 'video',
+      summary: 'One video job: its latest status and artifact, and its history newest first',
+      description: '`limit` and `cursor` page the history. 404 when the project has no event for this job.',
+      params: { jobId: Type.String() },
+      query: { ...ProjectQuery, ...PageQuery },
+      response: JobDetail,
+    }),
+    async (request) => {
+      const { project_id: projectId, limit, cursor } = request.query
+      const { jobId } = request.params
+      await requireReadableProject(ctx, request, projectId)
+      const state = await latestPerGroup(ctx, { table: TABLE, projectId, groupBy: ['job_id'], narrow: (query) => query.where('job_id', '=', jobId) })
+      if (state.data.length === 0) throw new ProblemError(404, 'not_found', `video job ${jobId} has no events in project ${projectId}`)
+      const [job] = await jobsOf(ctx, projectId, state.data)
+      const history = await groupHistory(ctx, { table: TABLE, projectId, column: 'job_id', value: jobId, limit, cursor })
+      return { ...job, history: mapPage(history, jobEvent) }
+    },
+  )
+})
