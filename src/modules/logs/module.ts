@@ -2,6 +2,7 @@ import { Type } from 'typebox'
 import { columnEquals, defineModule } from '../module.ts'
 import { LogPayload } from './payload.ts'
 import { logMigrations } from './migrations.ts'
+import { logReads } from './reads.ts'
 
 export const logsModule = defineModule({
   type: 'log',
@@ -19,4 +20,12 @@ export const logsModule = defineModule({
       apply: (query, value, storage) => query.where(storage.containsText('message', value)),
     },
   },
+  patternFilters: [
+    {
+      pattern: '^field\\.([A-Za-z0-9_.-]+)$',
+      schema: Type.String({ description: '`field.<name>=value`: logs whose `fields.<name>` equals value (numbers and booleans as text)' }),
+      apply: (query, name, value, storage) => query.where(storage.jsonPathText('data', ['fields', name]), '=', value),
+    },
+  ],
+  routes: logReads,
 })
