@@ -2,6 +2,7 @@ import { Type } from 'typebox'
 import { columnEquals, defineModule } from '../modules/module.ts'
 import { WebhookAttemptPayload } from './payload.ts'
 import { webhookEventMigrations } from './migrations.ts'
+import { reportedAttemptReads } from './reported-attempts.ts'
 
 export const webhooksModule = defineModule({
   type: 'webhook',
@@ -15,4 +16,5 @@ export const webhooksModule = defineModule({
     destination: columnEquals('destination', Type.String()),
     status_code: columnEquals('status_code', Type.Integer({ minimum: 100, maximum: 599 })),
   },
+  routes: reportedAttemptReads,
 })
