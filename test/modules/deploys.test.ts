@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { createProject, DIALECTS, event, startTestPortal, type TestPortal, type TestProject } from '../support/portal.ts'
-import { at, ingestAll, otherOrganisation, read } from './fixtures.ts'
+import { createProject, DIALECTS, event, type TestPortal, type TestProject } from '../support/portal.ts'
+import { at, ingestAll, otherOrganisation, read, startReadsPortal } from './fixtures.ts'
 
 for (const dialect of DIALECTS) {
   describe(`deploys reads on ${dialect}`, () => {
@@ -9,7 +9,7 @@ for (const dialect of DIALECTS) {
     let project: TestProject
     let other: { token: string; project: TestProject }
     before(async () => {
-      t = await startTestPortal(dialect)
+      t = await startReadsPortal(dialect)
       project = await createProject(t, 'shop')
       const sibling = await createProject(t, 'sibling')
       other = await otherOrganisation(t)

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { createAccessToken, createOrganization } from '../../src/identity/store.ts'
-import { createProject, ingest, type TestPortal, type TestProject } from '../support/portal.ts'
+import { createProject, ingest, startTestPortal, type Dialect, type TestPortal, type TestProject } from '../support/portal.ts'
 
 /** A second organisation with its own admin token and project: its data must never show in the first's reads. */
 export async function otherOrganisation(t: TestPortal): Promise<{ token: string; project: TestProject }> {
@@ -26,4 +26,9 @@ export async function read(t: TestPortal, path: string, status = 200, token = t.
 /** An ISO time `minutes` after a fixed instant, so that tests control event order. */
 export function at(minutes: number, base = Date.parse('2026-03-15T12:00:00.000Z')): string {
   return new Date(base + minutes * 60_000).toISOString()
+}
+
+/** A test portal for reads; load shedding is off because it is not what these tests are about, and a busy machine trips it. */
+export function startReadsPortal(dialect: Dialect): Promise<TestPortal> {
+  return startTestPortal(dialect, { LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '0' })
 }

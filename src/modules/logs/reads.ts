@@ -32,7 +32,7 @@ export const logReads = moduleReads((app, ctx) => {
       const rows = await withinTimeRange(query, from, to).groupBy('level').execute()
       const data = rows
         .map((row) => ({ level: row.level as string | null, count: Number(row.count) }))
-        .sort((a, b) => b.count - a.count || String(a.level).localeCompare(String(b.level)))
+        .sort((a, b) => b.count - a.count || Number(a.level === null) - Number(b.level === null) || String(a.level).localeCompare(String(b.level)))
       return { data, total: data.reduce((sum, row) => sum + row.count, 0) }
     },
   )
