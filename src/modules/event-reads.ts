@@ -73,6 +73,8 @@ export function eventReads(module: EventModule): FastifyPluginAsyncTypebox<{ ctx
         schema: {
           tags,
           summary: `${module.name} events of a project, newest first`,
+          // OpenAPI parameters cannot be named by a pattern; the description carries them instead.
+          description: patternFilters.map((filter) => (filter.schema as { description?: string }).description).join(' ') || undefined,
           querystring: Type.Object(
             { project_id: Type.String(), ...PageQuery, ...TimeRangeQuery, ...filterQuery },
             { additionalProperties: false, ...(patternFilters.length ? { patternProperties: patternQuery } : {}) },

@@ -87,7 +87,7 @@ function spanSummary(row: { span_id: string; name: string | null; service_name: 
 
 export const traceReads = moduleReads((app, ctx) => {
   app.get(
-    '/',
+    '',
     readRoute({
       tag: 'traces',
       summary: 'Traces newest first, each with its root span, span count, services and total duration',
