@@ -1,6 +1,7 @@
 // `npm run bench`: every benchmark, in order. `npm run bench -- ingest` runs the named ones only.
 const BENCHMARKS: Record<string, () => Promise<unknown>> = {
   ingest: () => import('./ingest.ts').then((m) => m.run()),
+  reads: () => import('./reads.ts').then((m) => m.run()),
 }
 
 const wanted = process.argv.slice(2)
