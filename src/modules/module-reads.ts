@@ -1,21 +1,32 @@
 import { Type, type TObject, type TProperties, type TSchema } from 'typebox'
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import type { Kysely, SelectQueryBuilder } from 'kysely'
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely'
 import type { PortalContext } from '../context.ts'
 import { accessPrincipal } from '../http/auth.ts'
 import { DEFAULT_LIMIT, pageAfter, queryTime, toPage, type Page } from '../http/list.ts'
 import { ProblemError, problemResponses } from '../http/problem.ts'
 import { decodeCursor, encodeCursor } from '../ids.ts'
 import { findProject } from '../projects/store.ts'
+import { groupKeyOf } from './group-summaries.ts'
+import type { EventModule, GroupSummary } from './module.ts'
 
 /** Building blocks of the module-specific reads in each module's `reads.ts`. */
 
 export type ReadsApp = FastifyInstance<any, any, any, any, TypeBoxTypeProvider>
 
 /** A module's reads plugin (its `routes`), handed an app that types requests from their TypeBox schemas. */
-export function moduleReads(register: (app: ReadsApp, ctx: PortalContext) => void): FastifyPluginAsync<{ ctx: PortalContext }> {
-  return async (instance, { ctx }) => register(instance.withTypeProvider<TypeBoxTypeProvider>(), ctx)
+export function moduleReads(
+  register: (app: ReadsApp, ctx: PortalContext, module: EventModule<any>) => void,
+): FastifyPluginAsync<{ ctx: PortalContext; module: EventModule<any> }> {
+  return async (instance, { ctx, module }) => register(instance.withTypeProvider<TypeBoxTypeProvider>(), ctx, module)
+}
+
+/** A group summary the module declares; its reads are written against it. */
+export function summaryOf(module: EventModule<any>, name: string): GroupSummary {
+  const summary = module.summaries?.[name]
+  if (!summary) throw new Error(`module ${module.name} declares no summary ${name}`)
+  return summary
 }
 
 /** Route options of a read: any access token, unknown query parameters refused, every status documented. */
@@ -98,75 +109,131 @@ export interface GroupState {
 export interface GroupQuery {
   table: string
   projectId: string
-  /** the columns that make a group, in their sort order after the latest event's time */
-  groupBy: string[]
-  /** more conditions on the events counted (filters, a time range) */
+  /** the module's summary of these groups */
+  summary: GroupSummary
+  /** equality on group columns (a service, one flag key) */
+  groups?: Record<string, string>
+  /** equality on columns of each group's latest event (jobs whose latest status is failed); not with `narrow` */
+  latest?: Record<string, string>
+  /** conditions on the events counted (a time range, an actor): the groups are then computed from the events */
   narrow?: (query: SelectQueryBuilder<any, any, any>) => SelectQueryBuilder<any, any, any>
   limit?: number
   cursor?: string
 }
 
+interface GroupRow {
+  events: unknown
+  first_ts: unknown
+  last_ts: unknown
+  [column: string]: unknown
+}
+
 /**
  * One row per group of a project's events, the most recently active group first, each with its
- * latest event (by `ts`, then id) and its event count. Two indexed queries: the groups, then the
- * latest event of each group on the page.
+ * latest event (by `ts`, then id) and its event count. Without `narrow`, a page of the summary table
+ * kept at ingest; with it, the groups of the matching events.
  */
 export async function latestPerGroup(ctx: PortalContext, spec: GroupQuery): Promise<Page<GroupState>> {
-  const db = moduleDb(ctx)
   const limit = spec.limit ?? DEFAULT_LIMIT
   const offset = summaryOffset(spec.cursor)
-  const narrow = spec.narrow ?? ((query) => query)
-  let groupsQuery = narrow(
-    db
-      .selectFrom(spec.table)
-      .select((eb) => [...spec.groupBy, eb.fn.countAll().as('events'), eb.fn.max('ts').as('last_ts'), eb.fn.min('ts').as('first_ts')])
-      .where('project_id', '=', spec.projectId),
-  )
-    .groupBy(spec.groupBy)
-    .orderBy('last_ts', 'desc')
-  for (const column of spec.groupBy) groupsQuery = groupsQuery.orderBy(column, 'asc')
-  const groups = await groupsQuery.limit(limit + 1).offset(offset).execute()
-  const more = groups.length > limit
-  const shown = more ? groups.slice(0, limit) : groups
-  if (shown.length === 0) return { data: [], nextCursor: null }
-
-  const latestRows = await narrow(
-    db
-      .selectFrom(spec.table)
-      .select(['id', 'ts', 'data', ...spec.groupBy])
-      .where('project_id', '=', spec.projectId)
-      .where((eb) =>
-        eb.or(
-          shown.map((group) =>
-            eb.and([...spec.groupBy.map((column) => (group[column] === null ? eb(column, 'is', null) : eb(column, '=', group[column]))), eb('ts', '=', group.last_ts)]),
-          ),
-        ),
-      ),
-  )
-    .orderBy('ts', 'desc')
-    .orderBy('id', 'desc')
-    .execute()
-  const latestByKey = new Map<string, (typeof latestRows)[number]>()
-  for (const row of latestRows) {
-    const key = groupKey(spec.groupBy, row)
-    if (!latestByKey.has(key)) latestByKey.set(key, row)
-  }
-
+  const page = spec.narrow ? await groupsOfEvents(ctx, spec, spec.narrow, limit, offset) : await groupsOfSummary(ctx, spec, limit, offset)
+  const more = page.groups.length > limit
+  const shown = more ? page.groups.slice(0, limit) : page.groups
+  const latest = await page.latestEvents(shown)
   const data = shown.map((group) => {
-    const latest = latestByKey.get(groupKey(spec.groupBy, group))!
+    const event = latest.get(groupKeyOf(spec.summary.columns, group))!
     return {
-      key: Object.fromEntries(spec.groupBy.map((column) => [column, group[column] as string | null])),
+      key: Object.fromEntries(spec.summary.columns.map((column) => [column, (group[column] ?? null) as string | null])),
       events: Number(group.events),
       firstTs: Number(group.first_ts),
       lastTs: Number(group.last_ts),
-      latest: { id: latest.id, ts: Number(latest.ts), data: ctx.storage.parseJson<Record<string, unknown>>(latest.data) },
+      latest: { id: event.id, ts: Number(event.ts), data: ctx.storage.parseJson<Record<string, unknown>>(event.data) },
     }
   })
   return { data, nextCursor: more ? encodeCursor([offset + limit]) : null }
 }
 
-function groupKey(columns: string[], row: Record<string, unknown>): string {
-  return JSON.stringify(columns.map((column) => row[column] ?? null))
+type LatestEvents = (groups: GroupRow[]) => Promise<Map<string, { id: string; ts: unknown; data: unknown }>>
+
+async function groupsOfSummary(ctx: PortalContext, spec: GroupQuery, limit: number, offset: number): Promise<{ groups: GroupRow[]; latestEvents: LatestEvents }> {
+  const db = moduleDb(ctx)
+  const { table, columns } = spec.summary
+  let query = db
+    .selectFrom(`${table} as summary`)
+    .select([...columns.map((column) => `summary.${column}`), 'summary.events', 'summary.first_ts', 'summary.last_ts', 'summary.last_event_id'])
+    .where('summary.project_id', '=', spec.projectId)
+  const groups = spec.groups ?? {}
+  if (columns.every((column) => groups[column] !== undefined)) query = query.where('summary.group_key', '=', groupKeyOf(columns, groups))
+  else for (const [column, value] of Object.entries(groups)) query = query.where(`summary.${column}`, '=', value)
+  if (spec.latest) {
+    query = query.innerJoin(`${spec.table} as latest`, 'latest.id', 'summary.last_event_id')
+    for (const [column, value] of Object.entries(spec.latest)) query = query.where(sql.ref(`latest.${column}`), '=', value)
+  }
+  const rows = (await query.orderBy('summary.last_ts', 'desc').orderBy('summary.group_key').limit(limit + 1).offset(offset).execute()) as GroupRow[]
+  return {
+    groups: rows,
+    async latestEvents(shown) {
+      if (shown.length === 0) return new Map()
+      const events = await db
+        .selectFrom(spec.table)
+        .select(['id', 'ts', 'data'])
+        .where('id', 'in', shown.map((group) => group.last_event_id as string))
+        .execute()
+      const byId = new Map(events.map((event) => [event.id as string, event]))
+      return new Map(shown.map((group) => [groupKeyOf(columns, group), byId.get(group.last_event_id as string)!]))
+    },
+  }
+}
+
+async function groupsOfEvents(
+  ctx: PortalContext,
+  spec: GroupQuery,
+  narrow: NonNullable<GroupQuery['narrow']>,
+  limit: number,
+  offset: number,
+): Promise<{ groups: GroupRow[]; latestEvents: LatestEvents }> {
+  const db = moduleDb(ctx)
+  const columns = spec.summary.columns
+  const inScope = (query: SelectQueryBuilder<any, any, any>) => {
+    // as in the summary, events without the group's first column (an author, a job) form no group
+    let scoped = narrow(query.where('project_id', '=', spec.projectId).where(columns[0], 'is not', null))
+    for (const [column, value] of Object.entries(spec.groups ?? {})) scoped = scoped.where(column, '=', value)
+    return scoped
+  }
+  let groupsQuery = inScope(
+    db.selectFrom(spec.table).select((eb) => [...columns, eb.fn.countAll().as('events'), eb.fn.max('ts').as('last_ts'), eb.fn.min('ts').as('first_ts')]),
+  )
+    .groupBy(columns)
+    .orderBy('last_ts', 'desc')
+  for (const column of columns) groupsQuery = groupsQuery.orderBy(column, 'asc')
+  const groups = (await groupsQuery.limit(limit + 1).offset(offset).execute()) as GroupRow[]
+  return {
+    groups,
+    async latestEvents(shown) {
+      if (shown.length === 0) return new Map()
+      const rows = await inScope(
+        db
+          .selectFrom(spec.table)
+          .select(['id', 'ts', 'data', ...columns])
+          .where((eb) =>
+            eb.or(
+              shown.map((group) =>
+                eb.and([...columns.map((column) => (group[column] === null ? eb(column, 'is', null) : eb(column, '=', group[column]))), eb('ts', '=', group.last_ts)]),
+              ),
+            ),
+          ),
+      )
+        .orderBy('ts', 'desc')
+        .orderBy('id', 'desc')
+        .execute()
+      const latest = new Map<string, { id: string; ts: unknown; data: unknown }>()
+      for (const row of rows) {
+        const key = groupKeyOf(columns, row)
+        if (!latest.has(key)) latest.set(key, row as { id: string; ts: unknown; data: unknown })
+      }
+      return latest
+    },
+  }
 }
 
 /** A page of summary rows mapped to their response items. */
@@ -215,4 +282,16 @@ export async function latestKnownValues(
     if (!known.has(key)) known.set(key, ctx.storage.parseJson<Record<string, unknown>>(row.data)[spec.field])
   }
   return known
+}
+
+/** Conditions on the events a summary counts (equality on columns, a time range); undefined when none is given. */
+export function eventConditions(equal: Record<string, string | undefined>, from?: string, to?: string): GroupQuery['narrow'] {
+  const given = Object.entries(equal).filter((entry): entry is [string, string] => entry[1] !== undefined)
+  if (given.length === 0 && from === undefined && to === undefined) return undefined
+  return (query) => given.reduce((narrowed, [column, value]) => narrowed.where(column, '=', value), withinTimeRange(query, from, to))
+}
+
+/** Equality on the group columns that were given. */
+export function givenValues(values: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(values).filter((entry): entry is [string, string] => entry[1] !== undefined))
 }

@@ -30,6 +30,16 @@ export interface PatternFilter {
   apply(query: SelectQueryBuilder<any, any, any>, captured: string, value: any, storage: Storage): SelectQueryBuilder<any, any, any>
 }
 
+/**
+ * A table kept current as events are written: per project and group of `columns` (a flag key, a job),
+ * the event count, first and latest time and latest event, so current-state reads need not scan events.
+ * The first column names the group (a service, an author): events where it is null are not summarised.
+ */
+export interface GroupSummary {
+  table: string
+  columns: string[]
+}
+
 /** A value written to an indexed column of the module's table, taken from the payload. */
 export type ColumnValue = string | number | null
 
@@ -57,6 +67,8 @@ export interface EventModule<P extends TObject = TObject> {
   filters: Record<string, EventFilter>
   /** query parameters of `GET {basePath}/events` named by a pattern */
   patternFilters?: PatternFilter[]
+  /** group summaries its reads page through, updated with every insert */
+  summaries?: Record<string, GroupSummary>
   /** work beyond the row insert, in the same transaction (a tenant's new limit, an error's group) */
   afterWrite?(trx: Kysely<any>, events: StoredEvent<Static<P>>[], ctx: PortalContext): Promise<void>
   /** more fields for `GET {basePath}/status`: their schema, and how to read them (project_id given or not) */

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely'
 import type { PortalContext } from '../context.ts'
+import { updateGroupSummaries } from './group-summaries.ts'
 import type { EventModule, StoredEvent } from './module.ts'
 
 /** An accepted event with its payload already serialised (serialising is where a too-deep payload fails). */
@@ -33,6 +34,7 @@ export async function writeEvents(trx: Kysely<any>, ctx: PortalContext, accepted
     for (let start = 0; start < rows.length; start += rowsPerStatement) {
       await trx.insertInto(module.table).values(rows.slice(start, start + rowsPerStatement)).execute()
     }
+    await updateGroupSummaries(trx, module, rows)
     await module.afterWrite?.(trx, items.map((item) => item.event), ctx)
   }
 }

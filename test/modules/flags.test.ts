@@ -53,6 +53,15 @@ for (const dialect of DIALECTS) {
       assert.equal(second.nextCursor, null)
     })
 
+    test('a later batch with an older change counts it without making it current; a newer one takes over', async () => {
+      await ingestAll(t, project, [event('feature_flag', { key: 'dark-mode', enabled: false, rollout: 0, actor: 'carol' }, at(1))])
+      const older = await read(t, `/api/flags/flags/dark-mode?project_id=${project.id}`)
+      assert.deepEqual([older.enabled, older.rollout, older.changes, older.updatedAt], [true, 100, 2, at(5)])
+      await ingestAll(t, project, [event('feature_flag', { key: 'dark-mode', enabled: true, rollout: 25, actor: 'carol' }, at(35))])
+      const newer = await read(t, `/api/flags/flags?project_id=${project.id}`)
+      assert.deepEqual(newer.data.map((f: any) => [f.key, f.rollout, f.changes]), [['dark-mode', 25, 3], ['new-checkout', 0, 3]])
+    })
+
     test('unknown flags, other organisations and bad parameters', async () => {
       await read(t, `/api/flags/flags/no-such-flag?project_id=${project.id}`, 404)
       await read(t, `/api/flags/flags?project_id=${project.id}`, 404, other.token)

@@ -18,5 +18,8 @@ export const auditModule = defineModule({
     resource: columnEquals('resource', Type.String()),
     status_code: columnEquals('status_code', Type.Integer({ minimum: 100, maximum: 599 })),
   },
+  summaries: {
+    actors: { table: 'audit_actor_summary', columns: ['actor'] },
+  },
   routes: auditReads,
 })

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { List, PageQuery } from '../../http/list.ts'
-import { IsoTime, Nullable, ProjectQuery, isoFromMs, latestPerGroup, mapPage, moduleReads, readRoute, requireReadableProject, withinTimeRange } from '../module-reads.ts'
+import { IsoTime, Nullable, ProjectQuery, eventConditions, isoFromMs, latestPerGroup, mapPage, moduleReads, readRoute, requireReadableProject, summaryOf } from '../module-reads.ts'
 import type { AuditPayload } from './payload.ts'
 
 type AuditData = Static<typeof AuditPayload>
@@ -16,7 +16,7 @@ const Actor = Type.Object({
   eventId: Type.String({ description: 'the latest event' }),
 })
 
-export const auditReads = moduleReads((app, ctx) => {
+export const auditReads = moduleReads((app, ctx, module) => {
   app.get(
     '/actors',
     readRoute({
@@ -39,13 +39,8 @@ export const auditReads = moduleReads((app, ctx) => {
       const page = await latestPerGroup(ctx, {
         table: 'audit_events',
         projectId,
-        groupBy: ['actor'],
-        narrow: (query) => {
-          let narrowed = withinTimeRange(query, from, to)
-          if (action !== undefined) narrowed = narrowed.where('action', '=', action)
-          if (resource !== undefined) narrowed = narrowed.where('resource', '=', resource)
-          return narrowed
-        },
+        summary: summaryOf(module, 'actors'),
+        narrow: eventConditions({ action, resource }, from, to),
         limit,
         cursor,
       })

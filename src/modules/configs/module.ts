@@ -16,5 +16,8 @@ export const configsModule = defineModule({
     path: columnEquals('path', Type.String()),
     actor: columnEquals('actor', Type.String()),
   },
+  summaries: {
+    paths: { table: 'config_path_summary', columns: ['path'] },
+  },
   routes: configReads,
 })

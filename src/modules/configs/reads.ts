@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { List, PageQuery } from '../../http/list.ts'
-import { IsoTime, Nullable, ProjectQuery, isoFromMs, latestPerGroup, mapPage, moduleReads, readRoute, requireReadableProject, withinTimeRange } from '../module-reads.ts'
+import { IsoTime, Nullable, ProjectQuery, eventConditions, isoFromMs, latestPerGroup, mapPage, moduleReads, readRoute, requireReadableProject, summaryOf } from '../module-reads.ts'
 import type { ConfigPayload } from './payload.ts'
 
 type ConfigData = Static<typeof ConfigPayload>
@@ -15,7 +15,7 @@ const ConfigPath = Type.Object({
   eventId: Type.String({ description: 'the latest change' }),
 })
 
-export const configReads = moduleReads((app, ctx) => {
+export const configReads = moduleReads((app, ctx, module) => {
   app.get(
     '/paths',
     readRoute({
@@ -37,8 +37,8 @@ export const configReads = moduleReads((app, ctx) => {
       const page = await latestPerGroup(ctx, {
         table: 'config_events',
         projectId,
-        groupBy: ['path'],
-        narrow: (query) => withinTimeRange(actor === undefined ? query : query.where('actor', '=', actor), from, to),
+        summary: summaryOf(module, 'paths'),
+        narrow: eventConditions({ actor }, from, to),
         limit,
         cursor,
       })

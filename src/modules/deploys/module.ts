@@ -17,5 +17,8 @@ export const deploysModule = defineModule({
     environment: columnEquals('environment', Type.String()),
     status: columnEquals('status', Type.String()),
   },
+  summaries: {
+    latest: { table: 'deploy_target_summary', columns: ['service', 'environment'] },
+  },
   routes: deployReads,
 })

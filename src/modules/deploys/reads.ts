@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { List, PageQuery } from '../../http/list.ts'
-import { IsoTime, Nullable, ProjectQuery, isoFromMs, latestPerGroup, mapPage, moduleReads, readRoute, requireReadableProject } from '../module-reads.ts'
+import { IsoTime, Nullable, ProjectQuery, givenValues, isoFromMs, latestPerGroup, mapPage, moduleReads, readRoute, requireReadableProject, summaryOf } from '../module-reads.ts'
 
 /** Statuses that mark a deploy as failed, compared without regard to case. */
 const FAILED_STATUSES = new Set(['failed', 'failure', 'error', 'errored', 'rolled_back', 'rollback'])
@@ -17,7 +17,7 @@ const LatestDeploy = Type.Object({
   eventId: Type.String({ description: 'the latest deploy event' }),
 })
 
-export const deployReads = moduleReads((app, ctx) => {
+export const deployReads = moduleReads((app, ctx, module) => {
   app.get(
     '/latest',
     readRoute({
@@ -40,13 +40,8 @@ export const deployReads = moduleReads((app, ctx) => {
       const page = await latestPerGroup(ctx, {
         table: 'deploy_events',
         projectId,
-        groupBy: ['service', 'environment'],
-        narrow: (query) => {
-          let narrowed = query
-          if (service !== undefined) narrowed = narrowed.where('service', '=', service)
-          if (environment !== undefined) narrowed = narrowed.where('environment', '=', environment)
-          return narrowed
-        },
+        summary: summaryOf(module, 'latest'),
+        groups: givenValues({ service, environment }),
         limit,
         cursor,
       })

@@ -16,5 +16,8 @@ export const flagsModule = defineModule({
     key: columnEquals('flag_key', Type.String()),
     actor: columnEquals('actor', Type.String()),
   },
+  summaries: {
+    flags: { table: 'feature_flag_summary', columns: ['flag_key'] },
+  },
   routes: flagReads,
 })

@@ -12,6 +12,7 @@ import {
   moduleReads,
   readRoute,
   requireReadableProject,
+  summaryOf,
   type GroupState,
   type HistoryEvent,
 } from '../module-reads.ts'
@@ -58,7 +59,7 @@ function flagChange(event: HistoryEvent) {
   return { eventId: event.id, changedAt: isoFromMs(event.ts), enabled: data.enabled ?? null, rollout: data.rollout ?? null, actor: data.actor ?? null }
 }
 
-export const flagReads = moduleReads((app, ctx) => {
+export const flagReads = moduleReads((app, ctx, module) => {
   app.get(
     '/flags',
     readRoute({
@@ -70,7 +71,7 @@ export const flagReads = moduleReads((app, ctx) => {
     async (request) => {
       const { project_id: projectId, limit, cursor } = request.query
       await requireReadableProject(ctx, request, projectId)
-      return mapPage(await latestPerGroup(ctx, { table: 'feature_flag_events', projectId, groupBy: ['flag_key'], limit, cursor }), flagState)
+      return mapPage(await latestPerGroup(ctx, { table: 'feature_flag_events', projectId, summary: summaryOf(module, 'flags'), limit, cursor }), flagState)
     },
   )
 
@@ -88,7 +89,7 @@ export const flagReads = moduleReads((app, ctx) => {
       const { project_id: projectId, limit, cursor } = request.query
       const { key } = request.params
       await requireReadableProject(ctx, request, projectId)
-      const state = await latestPerGroup(ctx, { table: 'feature_flag_events', projectId, groupBy: ['flag_key'], narrow: (query) => query.where('flag_key', '=', key) })
+      const state = await latestPerGroup(ctx, { table: 'feature_flag_events', projectId, summary: summaryOf(module, 'flags'), groups: { flag_key: key } })
       if (state.data.length === 0) throw new ProblemError(404, 'not_found', `flag ${key} has no events in project ${projectId}`)
       const history = await groupHistory(ctx, { table: 'feature_flag_events', projectId, column: 'flag_key', value: key, limit, cursor })
       return { ...flagState(state.data[0]), history: mapPage(history, flagChange) }

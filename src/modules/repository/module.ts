@@ -17,5 +17,9 @@ export const repositoryModule = defineModule({
     branch: columnEquals('branch', Type.String()),
     author: columnEquals('author', Type.String()),
   },
+  summaries: {
+    branches: { table: 'repository_branch_summary', columns: ['repo', 'branch'] },
+    authors: { table: 'repository_author_summary', columns: ['author'] },
+  },
   routes: repositoryReads,
 })

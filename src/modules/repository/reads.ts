@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { List, PageQuery } from '../../http/list.ts'
-import { IsoTime, Nullable, ProjectQuery, isoFromMs, latestPerGroup, mapPage, moduleReads, readRoute, requireReadableProject, withinTimeRange } from '../module-reads.ts'
+import { IsoTime, Nullable, ProjectQuery, eventConditions, givenValues, isoFromMs, latestPerGroup, mapPage, moduleReads, readRoute, requireReadableProject, summaryOf } from '../module-reads.ts'
 import type { RepositoryPayload } from './payload.ts'
 
 type RepositoryData = Static<typeof RepositoryPayload>
@@ -34,7 +34,7 @@ const WindowQuery = {
   ...PageQuery,
 }
 
-export const repositoryReads = moduleReads((app, ctx) => {
+export const repositoryReads = moduleReads((app, ctx, module) => {
   app.get(
     '/branches',
     readRoute({
@@ -50,8 +50,9 @@ export const repositoryReads = moduleReads((app, ctx) => {
       const page = await latestPerGroup(ctx, {
         table: 'repository_events',
         projectId,
-        groupBy: ['repo', 'branch'],
-        narrow: (query) => withinTimeRange(repo === undefined ? query : query.where('repo', '=', repo), from, to),
+        summary: summaryOf(module, 'branches'),
+        groups: givenValues({ repo }),
+        narrow: eventConditions({}, from, to),
         limit,
         cursor,
       })
@@ -85,8 +86,8 @@ export const repositoryReads = moduleReads((app, ctx) => {
       const page = await latestPerGroup(ctx, {
         table: 'repository_events',
         projectId,
-        groupBy: ['author'],
-        narrow: (query) => withinTimeRange(repo === undefined ? query.where('author', 'is not', null) : query.where('author', 'is not', null).where('repo', '=', repo), from, to),
+        summary: summaryOf(module, 'authors'),
+        narrow: eventConditions({ repo }, from, to),
         limit,
         cursor,
       })

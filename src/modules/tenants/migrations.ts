@@ -1,5 +1,6 @@
 import type { Migration } from '../../storage/migrations.ts'
 import { createEventTableV1 } from '../../storage/frozen/event-table-v1.ts'
+import { createGroupSummaryTableV1 } from '../group-summary-table-v1.ts'
 
 export const tenantMigrations: Migration[] = [
   {
@@ -12,5 +13,9 @@ export const tenantMigrations: Migration[] = [
     up: async (db) => {
       await db.updateTable('tenant_events').set((eb) => ({ tenant_project_id: eb.ref('project_id') })).where('tenant_project_id', 'is', null).execute()
     },
+  },
+  {
+    name: 'tenants/003_plan_summary',
+    up: (db, t) => createGroupSummaryTableV1(db, t, 'tenant_plan_summary', 'tenant_events', ['tenant_project_id']),
   },
 ]

@@ -25,5 +25,8 @@ export const tenantsModule = defineModule({
     if (!latest) return
     await trx.updateTable('projects').set({ ingest_events_per_second: latest.data.ingestLimitPerSecond }).where('id', '=', latest.projectId).execute()
   },
+  summaries: {
+    plans: { table: 'tenant_plan_summary', columns: ['tenant_project_id'] },
+  },
   routes: tenantReads,
 })

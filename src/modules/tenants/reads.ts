@@ -14,6 +14,7 @@ import {
   moduleReads,
   readRoute,
   requireReadableProject,
+  summaryOf,
   type GroupState,
   type HistoryEvent,
 } from '../module-reads.ts'
@@ -58,7 +59,7 @@ function planChange(event: HistoryEvent) {
   return { eventId: event.id, changedAt: isoFromMs(event.ts), plan: data.plan, ingestLimitPerSecond: data.ingestLimitPerSecond ?? null }
 }
 
-export const tenantReads = moduleReads((app, ctx) => {
+export const tenantReads = moduleReads((app, ctx, module) => {
   app.get(
     '/plans',
     readRoute({
@@ -70,7 +71,7 @@ export const tenantReads = moduleReads((app, ctx) => {
     async (request) => {
       const { project_id: projectId, limit, cursor } = request.query
       await requireReadableProject(ctx, request, projectId)
-      const page = await latestPerGroup(ctx, { table: TABLE, projectId, groupBy: ['tenant_project_id'], limit, cursor })
+      const page = await latestPerGroup(ctx, { table: TABLE, projectId, summary: summaryOf(module, 'plans'), limit, cursor })
       return { data: await plansOf(ctx, projectId, page.data), nextCursor: page.nextCursor }
     },
   )
@@ -89,7 +90,7 @@ export const tenantReads = moduleReads((app, ctx) => {
       const { project_id: projectId, limit, cursor } = request.query
       const { tenantId } = request.params
       await requireReadableProject(ctx, request, projectId)
-      const state = await latestPerGroup(ctx, { table: TABLE, projectId, groupBy: ['tenant_project_id'], narrow: (query) => query.where('tenant_project_id', '=', tenantId) })
+      const state = await latestPerGroup(ctx, { table: TABLE, projectId, summary: summaryOf(module, 'plans'), groups: { tenant_project_id: tenantId } })
       if (state.data.length === 0) throw new ProblemError(404, 'not_found', `tenant ${tenantId} has no events in project ${projectId}`)
       const [plan] = await plansOf(ctx, projectId, state.data)
       const history = await groupHistory(ctx, { table: TABLE, projectId, column: 'tenant_project_id', value: tenantId, limit, cursor })

@@ -16,5 +16,8 @@ export const videoModule = defineModule({
     job_id: columnEquals('job_id', Type.String()),
     status: columnEquals('status', Type.String()),
   },
+  summaries: {
+    jobs: { table: 'video_job_summary', columns: ['job_id'] },
+  },
   routes: videoReads,
 })

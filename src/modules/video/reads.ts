@@ -1,5 +1,4 @@
 import { Type, type Static } from 'typebox'
-import { sql } from 'kysely'
 import { List, PageQuery } from '../../http/list.ts'
 import { ProblemError } from '../../http/problem.ts'
 import type { PortalContext } from '../../context.ts'
@@ -12,10 +11,11 @@ import {
   latestKnownValues,
   latestPerGroup,
   mapPage,
-  moduleDb,
   moduleReads,
   readRoute,
   requireReadableProject,
+  givenValues,
+  summaryOf,
   type GroupState,
   type HistoryEvent,
 } from '../module-reads.ts'
@@ -60,32 +60,12 @@ async function jobsOf(ctx: PortalContext, projectId: string, groups: GroupState[
   })
 }
 
-/** Jobs of the project whose latest event (by time, then id) has this status. */
-function latestStatusJobs(ctx: PortalContext, projectId: string, status: string) {
-  return moduleDb(ctx)
-    .selectFrom(`${TABLE} as event`)
-    .select('event.job_id')
-    .where('event.project_id', '=', projectId)
-    .where('event.status', '=', status)
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom(`${TABLE} as newer`)
-            .select('newer.id')
-            .whereRef('newer.project_id', '=', 'event.project_id')
-            .whereRef('newer.job_id', '=', 'event.job_id')
-            .where(sql<boolean>`(newer.ts, newer.id) > (event.ts, event.id)`),
-        ),
-      ),
-    )
-}
-
 function jobEvent(event: HistoryEvent) {
   const data = event.data as VideoData
   return { eventId: event.id, ts: isoFromMs(event.ts), status: data.status ?? null, artifactUrl: data.artifactUrl ?? null }
 }
 
-export const videoReads = moduleReads((app, ctx) => {
+export const videoReads = moduleReads((app, ctx, module) => {
   app.get(
     '/jobs',
     readRoute({
@@ -100,9 +80,8 @@ export const videoReads = moduleReads((app, ctx) => {
       const page = await latestPerGroup(ctx, {
         table: TABLE,
         projectId,
-        groupBy: ['job_id'],
-        // a job's latest status is `status` when no event of the job is newer than its latest `status` event
-        narrow: status === undefined ? undefined : (query) => query.where('job_id', 'in', latestStatusJobs(ctx, projectId, status)),
+        summary: summaryOf(module, 'jobs'),
+        latest: givenValues({ status }),
         limit,
         cursor,
       })
@@ -124,7 +103,7 @@ export const videoReads = moduleReads((app, ctx) => {
       const { project_id: projectId, limit, cursor } = request.query
       const { jobId } = request.params
       await requireReadableProject(ctx, request, projectId)
-      const state = await latestPerGroup(ctx, { table: TABLE, projectId, groupBy: ['job_id'], narrow: (query) => query.where('job_id', '=', jobId) })
+      const state = await latestPerGroup(ctx, { table: TABLE, projectId, summary: summaryOf(module, 'jobs'), groups: { job_id: jobId } })
       if (state.data.length === 0) throw new ProblemError(404, 'not_found', `video job ${jobId} has no events in project ${projectId}`)
       const [job] = await jobsOf(ctx, projectId, state.data)
       const history = await groupHistory(ctx, { table: TABLE, projectId, column: 'job_id', value: jobId, limit, cursor })
