@@ -1,10 +1,11 @@
-// Module reads at scale: 1,000,000 log events and 100,000 events in each other module's table, over the
-// 30 days before the run, inserted straight into the tables in large transactions; then the median time
-// of the first page of each read, with and without filters, on SQLite and PostgreSQL.
+// Module reads at scale: 1,000,000 log events and 100,000 events in each other module's table over 30
+// days, inserted straight into the tables (and their group summaries) in large transactions; then the
+// median time of the first page of each read, with and without filters, on SQLite and PostgreSQL.
 // BENCH_READS_SCALE (default 1) scales the row counts; BENCH_READS_RUNS (default 15) the timed runs per read.
 // TEST_DATABASES=sqlite (or postgres) narrows the databases. Loopback only; every loop is bounded.
 import { sql, type Kysely } from 'kysely'
 import { newId } from '../src/ids.ts'
+import { updateGroupSummaries } from '../src/modules/group-summaries.ts'
 import type { EventModule } from '../src/modules/module.ts'
 import { moduleByType } from '../src/modules/registry.ts'
 import { DIALECTS, createProject, startTestPortal, type Dialect, type TestPortal } from '../test/support/portal.ts'
@@ -80,6 +81,7 @@ async function seedModule(db: Kysely<any>, module: EventModule<any>, projectId: 
           rows.push({ id: event.id, project_id: projectId, ts, received_at: ts, data: JSON.stringify(data), ...module.columns(data, event) })
         }
         await trx.insertInto(module.table).values(rows).execute()
+        await updateGroupSummaries(trx, module, rows)
       }
     })
   }
