@@ -93,7 +93,9 @@ export function badQuery(parameter: string, problem: string): ProblemError {
 function summaryOffset(cursor: string | undefined): number {
   if (cursor === undefined) return 0
   const position = decodeCursor(cursor, ['number'])
-  if (!position || !Number.isInteger(position[0]) || Number(position[0]) < 0) throw badQuery('cursor', 'is not a cursor this portal returned')
+  if (!position || !Number.isInteger(position[0]) || Number(position[0]) < 0) {
+    throw new ProblemError(400, 'invalid_cursor', 'query.cursor: is not a cursor this portal returned')
+  }
   return Number(position[0])
 }
 

@@ -35,6 +35,8 @@ for (const dialect of DIALECTS) {
         ],
       )
       assert.equal(body.nextCursor, null)
+      const status = await read(t, `/api/flags/status?project_id=${project.id}`)
+      assert.deepEqual([status.events, status.groups], [4, { flags: 2 }])
     })
 
     test('one flag with its history, newest first, paged', async () => {
