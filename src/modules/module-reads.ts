@@ -262,19 +262,25 @@ export async function groupHistory(
 
 /**
  * The latest value of a payload field that not every event repeats (a job's artifact URL, a tenant's
- * limit), per group, for the groups of one page.
+ * limit), per group, for the groups of one page; only groups whose latest event lacks it are looked up.
  */
 export async function latestKnownValues(
   ctx: PortalContext,
-  spec: { table: string; projectId: string; column: string; values: string[]; field: string },
+  spec: { table: string; projectId: string; column: string; groups: GroupState[]; field: string },
 ): Promise<Map<string, unknown>> {
   const known = new Map<string, unknown>()
-  if (spec.values.length === 0) return known
+  const unknown: string[] = []
+  for (const group of spec.groups) {
+    const value = group.latest.data[spec.field]
+    if (value !== undefined && value !== null) known.set(String(group.key[spec.column]), value)
+    else unknown.push(String(group.key[spec.column]))
+  }
+  if (unknown.length === 0) return known
   const rows = await moduleDb(ctx)
     .selectFrom(spec.table)
     .select([spec.column, 'data'])
     .where('project_id', '=', spec.projectId)
-    .where(spec.column, 'in', spec.values)
+    .where(spec.column, 'in', unknown)
     .where(ctx.storage.jsonText('data', spec.field), 'is not', null)
     .orderBy('ts', 'desc')
     .orderBy('id', 'desc')

@@ -40,7 +40,7 @@ const TenantDetail = Type.Object({ ...TenantPlan.properties, history: List(PlanC
 /** Plans with the latest per-second limit, which an event that changes only the plan does not repeat. */
 async function plansOf(ctx: PortalContext, projectId: string, groups: GroupState[]) {
   const tenants = groups.map((group) => String(group.key.tenant_project_id))
-  const limits = await latestKnownValues(ctx, { table: TABLE, projectId, column: 'tenant_project_id', values: tenants, field: 'ingestLimitPerSecond' })
+  const limits = await latestKnownValues(ctx, { table: TABLE, projectId, column: 'tenant_project_id', groups, field: 'ingestLimitPerSecond' })
   return groups.map((group) => {
     const tenant = String(group.key.tenant_project_id)
     return {

@@ -43,7 +43,7 @@ const TABLE = 'video_events'
 /** Jobs with their latest status, and the latest target and artifact URLs, which often come on earlier events. */
 async function jobsOf(ctx: PortalContext, projectId: string, groups: GroupState[]) {
   const jobIds = groups.map((group) => String(group.key.job_id))
-  const known = (field: string) => latestKnownValues(ctx, { table: TABLE, projectId, column: 'job_id', values: jobIds, field })
+  const known = (field: string) => latestKnownValues(ctx, { table: TABLE, projectId, column: 'job_id', groups, field })
   const [targets, artifacts] = await Promise.all([known('targetUrl'), known('artifactUrl')])
   return groups.map((group) => {
     const jobId = String(group.key.job_id)
