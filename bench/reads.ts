@@ -1,12 +1,13 @@
 // Module reads at scale: 1,000,000 log events and 100,000 events in each other module's table over 30
-// days, inserted straight into the tables (and their group summaries) in large transactions; then the
+// days, written as ingest writes them (rows, summaries, follow-ups) in large transactions; then the
 // median time of the first page of each read, with and without filters, on SQLite and PostgreSQL.
 // BENCH_READS_SCALE (default 1) scales the row counts; BENCH_READS_RUNS (default 15) the timed runs per read.
 // TEST_DATABASES=sqlite (or postgres) narrows the databases. Loopback only; every loop is bounded.
 import { sql, type Kysely } from 'kysely'
 import { newId } from '../src/ids.ts'
-import { updateGroupSummaries } from '../src/modules/group-summaries.ts'
+import type { PortalContext } from '../src/context.ts'
 import type { EventModule } from '../src/modules/module.ts'
+import { writeEvents, type AcceptedEvent } from '../src/modules/write-events.ts'
 import { moduleByType } from '../src/modules/registry.ts'
 import { DIALECTS, createProject, startTestPortal, type Dialect, type TestPortal } from '../test/support/portal.ts'
 
@@ -64,39 +65,30 @@ const PAYLOADS: Record<string, (i: number) => Record<string, unknown>> = {
   video: (i) => ({ jobId: `job-${Math.floor(i / 4)}`, status: ['queued', 'recording', 'processing', 'done'][i % 4], targetUrl: 'https://example.com/page', ...(i % 4 === 3 ? { artifactUrl: `https://cdn.example.com/${i}.mp4` } : {}) }),
 }
 
-async function seedModule(db: Kysely<any>, module: EventModule<any>, projectId: string, count: number): Promise<void> {
+/** Writes events as ingest does after its checks (rows, group summaries, each module's follow-up), in big transactions. */
+async function seedModule(ctx: PortalContext, module: EventModule<any>, projectId: string, count: number): Promise<void> {
   const payload = PAYLOADS[module.type]
-  const columns = Object.keys(module.columns(payload(0), { id: '', projectId, ts: 0, receivedAt: 0, data: payload(0) })).length + 5
-  const rowsPerStatement = Math.floor(30_000 / columns)
   for (let start = 0; start < count; start += ROWS_PER_TRANSACTION) {
-    await db.transaction().execute(async (trx) => {
-      const end = Math.min(count, start + ROWS_PER_TRANSACTION)
-      for (let first = start; first < end; first += rowsPerStatement) {
-        const rows = []
-        for (let i = first; i < Math.min(end, first + rowsPerStatement); i++) {
-          // spread over the month, in time order within a trace or job so that their shape is real
-          const ts = START_MS + Math.floor((i / count) * 30 * DAY_MS)
-          const data = payload(i)
-          const event = { id: newId('evt', ts), projectId, ts, receivedAt: ts, data }
-          rows.push({ id: event.id, project_id: projectId, ts, received_at: ts, data: JSON.stringify(data), ...module.columns(data, event) })
-        }
-        await trx.insertInto(module.table).values(rows).execute()
-        await updateGroupSummaries(trx, module, rows)
-      }
-    })
+    const accepted: AcceptedEvent[] = []
+    for (let i = start; i < Math.min(count, start + ROWS_PER_TRANSACTION); i++) {
+      // spread over the month in order, so that traces and jobs keep their shape
+      const ts = START_MS + Math.floor((i / count) * 30 * DAY_MS)
+      const data = payload(i)
+      accepted.push({ module, event: { id: newId('evt', ts), projectId, ts, receivedAt: ts, data }, dataJson: JSON.stringify(data) })
+    }
+    await (ctx.storage.db as unknown as Kysely<any>).transaction().execute((trx) => writeEvents(trx, ctx, accepted))
   }
 }
 
 async function seed(t: TestPortal, projectId: string): Promise<void> {
-  const db = t.portal.ctx.storage.db as unknown as Kysely<any>
   for (const module of moduleByType.values()) {
     const started = performance.now()
     const count = module.type === BIG_MODULE ? BIG_COUNT : OTHER_COUNT
-    await seedModule(db, module, projectId, count)
+    await seedModule(t.portal.ctx, module, projectId, count)
     console.log(`  seeded ${count} ${module.type} events in ${((performance.now() - started) / 1000).toFixed(1)} s`)
   }
   // What autovacuum and a DBA's ANALYZE do after a bulk load: planner statistics (and, on PostgreSQL, the visibility map).
-  await sql.raw(t.dialect === 'postgres' ? 'vacuum analyze' : 'analyze').execute(db)
+  await sql.raw(t.dialect === 'postgres' ? 'vacuum analyze' : 'analyze').execute(t.portal.ctx.storage.db)
 }
 
 /** The reads timed: name, path (project_id is appended), and whether it is an aggregate (200 ms target) or a page (50 ms). */

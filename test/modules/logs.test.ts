@@ -47,6 +47,31 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(empty, { data: [], total: 0 })
     })
 
+    test('counts over many hours add whole hours to the partial hours at either end', async () => {
+      const hourly = await createProject(t, 'hourly')
+      const base = Date.parse('2026-03-15T00:00:00.000Z')
+      // one error every 20 minutes for 5 hours, sent newest first in two batches
+      const errors = Array.from({ length: 15 }, (_, i) => event('log', { level: 'error', message: `e${i}` }, new Date(base + i * 20 * 60_000).toISOString())).reverse()
+      await ingestAll(t, hourly, errors.slice(0, 7))
+      await ingestAll(t, hourly, [...errors.slice(7), event('log', { message: 'no level' }, new Date(base + 90 * 60_000).toISOString())])
+      const count = async (fromMinutes: number, toMinutes: number) => {
+        const from = new Date(base + fromMinutes * 60_000).toISOString()
+        const to = new Date(base + toMinutes * 60_000).toISOString()
+        return (await read(t, `/api/modules/logs/levels?project_id=${hourly.id}&from=${from}&to=${to}`)).data
+      }
+      // 00:10–04:50 holds errors at 00:20 … 04:40 (14), and the unlevelled log at 01:30
+      assert.deepEqual(await count(10, 290), [{ level: 'error', count: 14 }, { level: null, count: 1 }])
+      // whole hours only: 01:00–03:00
+      assert.deepEqual(await count(60, 180), [{ level: 'error', count: 6 }, { level: null, count: 1 }])
+      // inside one hour, and an empty window
+      assert.deepEqual(await count(61, 101), [{ level: 'error', count: 2 }, { level: null, count: 1 }])
+      assert.deepEqual(await count(301, 400), [])
+      const all = await read(t, `/api/modules/logs/levels?project_id=${hourly.id}`)
+      assert.equal(all.total, 16)
+      const since = await read(t, `/api/modules/logs/levels?project_id=${hourly.id}&from=${new Date(base + 250 * 60_000).toISOString()}`)
+      assert.deepEqual(since.data, [{ level: 'error', count: 2 }])
+    })
+
     test('filters events by level, module, text and context field, newest first', async () => {
       const infos = await read(t, `/api/modules/logs/events?project_id=${project.id}&level=info`)
       assert.deepEqual(infos.data.map((e: any) => e.data.message), ['order 8 created', 'order 7 created', 'late but early'])

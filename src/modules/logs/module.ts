@@ -3,6 +3,7 @@ import { columnEquals, defineModule } from '../module.ts'
 import { LogPayload } from './payload.ts'
 import { logMigrations } from './migrations.ts'
 import { logReads } from './reads.ts'
+import { countLevelHours } from './level-hours.ts'
 
 export const logsModule = defineModule({
   type: 'log',
@@ -27,5 +28,7 @@ export const logsModule = defineModule({
       apply: (query, name, value, storage) => query.where(storage.jsonPathText('data', ['fields', name]), '=', value),
     },
   ],
+  // Hourly counts per level, for counts over long ranges.
+  afterWrite: (trx, events) => countLevelHours(trx, events),
   routes: logReads,
 })
