@@ -57,6 +57,8 @@ export const reportedAttemptReads = moduleReads((app, ctx) => {
         db
           .selectFrom('webhook_events')
           .select([DESTINATION.as('destination'), 'url', 'status_code'])
+          // the latest times first, so that the (project, time) index finds the few candidate rows
+          .where('ts', 'in', [...new Set(groups.map((group) => group.last_ts))])
           .where((eb) => eb.or(groups.map((group) => eb.and([eb(DESTINATION, '=', group.destination), eb('ts', '=', group.last_ts)])))),
       )
         .orderBy('ts', 'desc')
