@@ -249,8 +249,18 @@ export interface HistoryEvent {
   data: Record<string, unknown>
 }
 
+/** One group's current state and a page of its events, newest first; a 404 naming `what` when it has none. */
+export async function groupWithHistory(
+  ctx: PortalContext,
+  spec: { table: string; projectId: string; summary: GroupSummary; column: string; value: string; what: string; limit?: number; cursor?: string },
+): Promise<{ state: GroupState; history: Page<HistoryEvent> }> {
+  const state = await latestPerGroup(ctx, { table: spec.table, projectId: spec.projectId, summary: spec.summary, groups: { [spec.column]: spec.value } })
+  if (state.data.length === 0) throw new ProblemError(404, 'not_found', `${spec.what} has no events in project ${spec.projectId}`)
+  return { state: state.data[0], history: await groupHistory(ctx, spec) }
+}
+
 /** One group's events (a flag's changes, a job's statuses), newest first, paged like the events list. */
-export async function groupHistory(
+async function groupHistory(
   ctx: PortalContext,
   spec: { table: string; projectId: string; column: string; value: string; limit?: number; cursor?: string },
 ): Promise<Page<HistoryEvent>> {

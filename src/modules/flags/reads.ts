@@ -1,11 +1,10 @@
 import { Type } from 'typebox'
 import { List, PageQuery } from '../../http/list.ts'
-import { ProblemError } from '../../http/problem.ts'
 import {
   IsoTime,
   Nullable,
   ProjectQuery,
-  groupHistory,
+  groupWithHistory,
   isoFromMs,
   latestPerGroup,
   mapPage,
@@ -89,10 +88,9 @@ export const flagReads = moduleReads((app, ctx, module) => {
       const { project_id: projectId, limit, cursor } = request.query
       const { key } = request.params
       await requireReadableProject(ctx, request, projectId)
-      const state = await latestPerGroup(ctx, { table: 'feature_flag_events', projectId, summary: summaryOf(module, 'flags'), groups: { flag_key: key } })
-      if (state.data.length === 0) throw new ProblemError(404, 'not_found', `flag ${key} has no events in project ${projectId}`)
-      const history = await groupHistory(ctx, { table: 'feature_flag_events', projectId, column: 'flag_key', value: key, limit, cursor })
-      return { ...flagState(state.data[0]), history: mapPage(history, flagChange) }
+      const summary = summaryOf(module, 'flags')
+      const { state, history } = await groupWithHistory(ctx, { table: 'feature_flag_events', projectId, summary, column: 'flag_key', value: key, what: `flag ${key}`, limit, cursor })
+      return { ...flagState(state), history: mapPage(history, flagChange) }
     },
   )
 })

@@ -1,12 +1,11 @@
 import { Type, type Static } from 'typebox'
 import { List, PageQuery } from '../../http/list.ts'
-import { ProblemError } from '../../http/problem.ts'
 import type { PortalContext } from '../../context.ts'
 import {
   IsoTime,
   Nullable,
   ProjectQuery,
-  groupHistory,
+  groupWithHistory,
   isoFromMs,
   latestKnownValues,
   latestPerGroup,
@@ -90,10 +89,9 @@ export const tenantReads = moduleReads((app, ctx, module) => {
       const { project_id: projectId, limit, cursor } = request.query
       const { tenantId } = request.params
       await requireReadableProject(ctx, request, projectId)
-      const state = await latestPerGroup(ctx, { table: TABLE, projectId, summary: summaryOf(module, 'plans'), groups: { tenant_project_id: tenantId } })
-      if (state.data.length === 0) throw new ProblemError(404, 'not_found', `tenant ${tenantId} has no events in project ${projectId}`)
-      const [plan] = await plansOf(ctx, projectId, state.data)
-      const history = await groupHistory(ctx, { table: TABLE, projectId, column: 'tenant_project_id', value: tenantId, limit, cursor })
+      const summary = summaryOf(module, 'plans')
+      const { state, history } = await groupWithHistory(ctx, { table: TABLE, projectId, summary, column: 'tenant_project_id', value: tenantId, what: `tenant ${tenantId}`, limit, cursor })
+      const [plan] = await plansOf(ctx, projectId, [state])
       return { ...plan, history: mapPage(history, planChange) }
     },
   )

@@ -1,12 +1,11 @@
 import { Type, type Static } from 'typebox'
 import { List, PageQuery } from '../../http/list.ts'
-import { ProblemError } from '../../http/problem.ts'
 import type { PortalContext } from '../../context.ts'
 import {
   IsoTime,
   Nullable,
   ProjectQuery,
-  groupHistory,
+  groupWithHistory,
   isoFromMs,
   latestKnownValues,
   latestPerGroup,
@@ -103,10 +102,9 @@ export const videoReads = moduleReads((app, ctx, module) => {
       const { project_id: projectId, limit, cursor } = request.query
       const { jobId } = request.params
       await requireReadableProject(ctx, request, projectId)
-      const state = await latestPerGroup(ctx, { table: TABLE, projectId, summary: summaryOf(module, 'jobs'), groups: { job_id: jobId } })
-      if (state.data.length === 0) throw new ProblemError(404, 'not_found', `video job ${jobId} has no events in project ${projectId}`)
-      const [job] = await jobsOf(ctx, projectId, state.data)
-      const history = await groupHistory(ctx, { table: TABLE, projectId, column: 'job_id', value: jobId, limit, cursor })
+      const summary = summaryOf(module, 'jobs')
+      const { state, history } = await groupWithHistory(ctx, { table: TABLE, projectId, summary, column: 'job_id', value: jobId, what: `video job ${jobId}`, limit, cursor })
+      const [job] = await jobsOf(ctx, projectId, [state])
       return { ...job, history: mapPage(history, jobEvent) }
     },
   )
