@@ -16,7 +16,7 @@ const moduleStatusFields = {
   projectId: Type.Optional(Type.String()),
   events: Type.Optional(Type.Integer({ description: 'events stored for project_id' })),
   lastEventAt: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),
-  groups: Type.Optional(Type.Record(Type.String(), Type.Integer(), { description: 'with project_id: how many flags, jobs, paths, … the module’s summaries hold' })),
+  summaries: Type.Optional(Type.Record(Type.String(), Type.Integer(), { description: 'with project_id: how many flags, jobs, paths, … the module’s summaries hold' })),
 }
 
 /** The two reads every module serves (DESIGN: Module reads): its status and its newest-first events. */
@@ -39,16 +39,16 @@ export function eventReads(module: EventModule): FastifyPluginAsyncTypebox<{ ctx
   return async (app, { ctx }) => {
     const db = ctx.storage.db as unknown as Kysely<any>
 
-    async function groupCounts(projectId: string) {
+    async function summaryCounts(projectId: string) {
       const summaries = Object.entries(module.summaries ?? {})
       if (summaries.length === 0) return {}
       const counts = await Promise.all(
         summaries.map(async ([name, summary]) => {
-          const row = await db.selectFrom(summary.table).select((eb) => eb.fn.countAll().as('groups')).where('project_id', '=', projectId).executeTakeFirstOrThrow()
-          return [name, Number(row.groups)] as const
+          const row = await db.selectFrom(summary.table).select((eb) => eb.fn.countAll().as('rows')).where('project_id', '=', projectId).executeTakeFirstOrThrow()
+          return [name, Number(row.rows)] as const
         }),
       )
-      return { groups: Object.fromEntries(counts) }
+      return { summaries: Object.fromEntries(counts) }
     }
 
     app.get(
@@ -75,7 +75,7 @@ export function eventReads(module: EventModule): FastifyPluginAsyncTypebox<{ ctx
           .select((eb) => [eb.fn.countAll<number>().as('events'), eb.fn.max('ts').as('last')])
           .where('project_id', '=', projectId)
           .executeTakeFirstOrThrow()
-        return { ...status, projectId, events: Number(row.events), lastEventAt: isoTime(row.last === null ? null : Number(row.last)), ...(await groupCounts(projectId)) }
+        return { ...status, projectId, events: Number(row.events), lastEventAt: isoTime(row.last === null ? null : Number(row.last)), ...(await summaryCounts(projectId)) }
       },
     )
 

@@ -36,7 +36,7 @@ for (const dialect of DIALECTS) {
       )
       assert.equal(body.nextCursor, null)
       const status = await read(t, `/api/flags/status?project_id=${project.id}`)
-      assert.deepEqual([status.events, status.groups], [4, { flags: 2 }])
+      assert.deepEqual([status.events, status.summaries], [4, { flags: 2 }])
     })
 
     test('one flag with its history, newest first, paged', async () => {
