@@ -28,6 +28,11 @@ export interface Config {
     timeoutMs: number
     allowPrivateNetworks: boolean
     rotationGraceSeconds: number
+    /** attempts in flight at once in this process, and towards one endpoint */
+    concurrency: number
+    endpointConcurrency: number
+    /** an endpoint whose every attempt failed for this long is disabled */
+    disableAfterFailingSeconds: number
   }
 }
 
@@ -65,6 +70,9 @@ export function loadConfig(env: Env = process.env): Config {
       timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1, 600_000),
       allowPrivateNetworks: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
       rotationGraceSeconds: integer(env, 'WEBHOOK_ROTATION_GRACE_SECONDS', 86_400, 0, 365 * 86_400),
+      concurrency: integer(env, 'WEBHOOK_CONCURRENCY', 256, 1, 10_000),
+      endpointConcurrency: integer(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 16, 1, 10_000),
+      disableAfterFailingSeconds: integer(env, 'WEBHOOK_DISABLE_AFTER_FAILING_SECONDS', 5 * 86_400, 1, 365 * 86_400),
     },
   }
 }

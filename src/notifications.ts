@@ -5,10 +5,8 @@ export type NotificationType = 'error.group.created' | 'error.group.regressed' |
 
 /**
  * How a module announces something inside the transaction that caused it, so that the announcement
- * is durable exactly when the cause is. The webhooks module provides the real one.
+ * is durable exactly when the cause is. The webhooks module provides it (src/webhooks/enqueue.ts).
  */
 export interface Notifications {
   publish(trx: Kysely<any>, projectId: string, type: NotificationType, data: Record<string, unknown>): Promise<void>
 }
-
-export const noNotifications: Notifications = { publish: async () => {} }

@@ -7,10 +7,10 @@ import { createSecretBox, loadServerKey } from './identity/secrets.ts'
 import { deleteExpiredIdempotencyKeys } from './ingest/idempotency.ts'
 import { createMemoryRateLimiter, createRedisRateLimiter } from './ingest/rate-limit.ts'
 import { modules } from './modules/registry.ts'
-import { noNotifications } from './notifications.ts'
 import { buildServer, type PortalServer } from './server.ts'
 import { coreMigrations, migrate } from './storage/migrations.ts'
 import { openStorage, type Storage } from './storage/storage.ts'
+import { webhookNotifications } from './webhooks/enqueue.ts'
 
 const IDEMPOTENCY_SWEEP_MS = 10 * 60 * 1000
 
@@ -49,12 +49,13 @@ export async function startPortal(config: Config, log: Logger = createLogger(con
   const rateLimiter = config.redisUrl
     ? createRedisRateLimiter(config.redisUrl, config.ingest.batchesPerSecond, log)
     : createMemoryRateLimiter(config.ingest.batchesPerSecond)
+  const notifications = webhookNotifications({ attempts: config.webhooks.retrySchedule.length + 1, parseJson: storage.parseJson })
   const ctx: PortalContext = {
     config,
     storage,
     secretBox: createSecretBox(loadServerKey(config.secretKey, config.dataDir)),
     rateLimiter,
-    notifications: noNotifications,
+    notifications,
     log,
     oidc: config.oidc && createOidcVerifier(config.oidc, storage.db),
   }

@@ -1,4 +1,4 @@
-import type { Kysely, RawBuilder } from 'kysely'
+import type { Kysely, RawBuilder, SelectQueryBuilder } from 'kysely'
 import type { Database } from './tables.ts'
 
 /** Column types that differ between the databases; migrations take them instead of asking which database runs. */
@@ -25,6 +25,11 @@ export interface Storage {
   jsonText(column: string, key: string): RawBuilder<string | null>
   /** Case-insensitive substring match of `column` against `needle` (LIKE wildcards in it are literal). */
   containsText(column: string, needle: string): RawBuilder<boolean>
+  /**
+   * Locks the selected rows until the transaction ends and skips rows another transaction holds, so
+   * that several portal processes claim disjoint rows (a work queue).
+   */
+  forUpdateSkipLocked<Q extends SelectQueryBuilder<any, any, any>>(query: Q): Q
   /** Runs `run` while holding a lock that other portal processes sharing this database respect. */
   withExclusiveLock<T>(name: string, run: () => Promise<T>): Promise<T>
   /** True when an error means the database cannot be reached or written right now. */

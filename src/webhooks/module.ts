@@ -2,6 +2,9 @@ import { Type } from 'typebox'
 import { columnEquals, defineModule } from '../modules/module.ts'
 import { WebhookAttemptPayload } from './payload.ts'
 import { webhookEventMigrations } from './migrations.ts'
+import { startDispatcher } from './dispatcher.ts'
+import { webhookRoutes } from './routes.ts'
+import { deliveryStatusFields, readDeliveryStatus } from './status.ts'
 
 export const webhooksModule = defineModule({
   type: 'webhook',
@@ -15,4 +18,7 @@ export const webhooksModule = defineModule({
     destination: columnEquals('destination', Type.String()),
     status_code: columnEquals('status_code', Type.Integer({ minimum: 100, maximum: 599 })),
   },
+  status: { schema: deliveryStatusFields, read: readDeliveryStatus },
+  start: startDispatcher,
+  routes: webhookRoutes,
 })

@@ -67,9 +67,26 @@ export interface TestResponse {
   text: string
 }
 
+export type TestDatabase = Awaited<ReturnType<typeof createTestDatabase>>
+
 /** A real portal listening on loopback over a fresh database; `env` is read like the process environment. */
 export async function startTestPortal(dialect: Dialect, env: Record<string, string> = {}): Promise<TestPortal> {
   const database = await createTestDatabase(dialect)
+  const t = await startTestPortalOn(dialect, database, env)
+  return {
+    ...t,
+    async close() {
+      await t.close()
+      await database.drop()
+    },
+  }
+}
+
+/**
+ * A real portal over an existing database, which its `close` leaves in place: for a restart, or for
+ * several instances sharing one PostgreSQL database.
+ */
+export async function startTestPortalOn(dialect: Dialect, database: TestDatabase, env: Record<string, string> = {}): Promise<TestPortal> {
   const config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
@@ -118,7 +135,6 @@ export async function startTestPortal(dialect: Dialect, env: Record<string, stri
     },
     async close() {
       await portal.close()
-      await database.drop()
     },
   }
 }

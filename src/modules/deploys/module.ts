@@ -16,4 +16,11 @@ export const deploysModule = defineModule({
     environment: columnEquals('environment', Type.String()),
     status: columnEquals('status', Type.String()),
   },
+  // A failed deploy is announced to webhook endpoints subscribed to deploy.failed, in the ingest transaction.
+  async afterWrite(trx, events, ctx) {
+    for (const event of events) {
+      if (event.data.status !== 'failed') continue
+      await ctx.notifications.publish(trx, event.projectId, 'deploy.failed', { eventId: event.id, ts: new Date(event.ts).toISOString(), ...event.data })
+    }
+  },
 })

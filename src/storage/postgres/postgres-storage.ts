@@ -27,6 +27,7 @@ export function openPostgresStorage(url: string, poolSize: number): Storage {
     parseJson: <T>(value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value) as T,
     jsonText: (column, key) => sql<string | null>`${sql.ref(column)} ->> ${key}`,
     containsText: (column, needle) => sql<boolean>`${sql.ref(column)} ilike ${likePattern(needle)} escape '\\'`,
+    forUpdateSkipLocked: (query) => query.forUpdate().skipLocked() as typeof query,
     async withExclusiveLock(name, run) {
       const client = await pool.connect()
       try {

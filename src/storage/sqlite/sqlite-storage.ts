@@ -28,6 +28,8 @@ export function openSqliteStorage(file: string, synchronous: 'full' | 'normal'):
     parseJson: <T>(value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value) as T,
     jsonText: (column, key) => sql<string | null>`json_extract(${sql.ref(column)}, ${'$."' + key.replace(/"/g, '') + '"'})`,
     containsText: (column, needle) => sql<boolean>`${sql.ref(column)} like ${likePattern(needle)} escape '\\'`,
+    // SQLite has one writer at a time: a write transaction already excludes every other claimer.
+    forUpdateSkipLocked: (query) => query,
     // One SQLite file has one writer process; the in-process lock is all there is to hold.
     withExclusiveLock: (_name, run) => run(),
     // Extended codes (SQLITE_IOERR_WRITE, SQLITE_READONLY_DBMOVED) share their primary code's first two words.

@@ -1,0 +1,244 @@
+import { Type } from 'typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { PortalContext } from '../context.ts'
+import { accessPrincipal } from '../http/auth.ts'
+import { DEFAULT_LIMIT, List, PageQuery, TimeRangeQuery, pageAfter, queryTime, toPage } from '../http/list.ts'
+import { ProblemError, problemResponses } from '../http/problem.ts'
+import { isoTime } from '../ids.ts'
+import { findProject } from '../projects/store.ts'
+import { wakeDispatcher } from './dispatcher.ts'
+import { findEndpoint, liveProjectIds } from './endpoint-store.ts'
+import { enqueueMessage, subscribedEndpointIds } from './enqueue.ts'
+import { DeliveryDetail, DeliveryStatusSchema, DeliverySummary, EnqueuedDelivery, EventTypeName } from './schemas.ts'
+import { webhookDb, type WebhookTables } from './tables.ts'
+
+const tags = ['webhooks']
+const DeliveryParams = Type.Object({ id: Type.String() })
+const RECOVER_LIMIT = 10_000
+
+type DeliveryRow = WebhookTables['webhook_deliveries']
+
+function deliverySummary(row: DeliveryRow) {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    endpointId: row.endpoint_id,
+    messageId: row.message_id,
+    eventType: row.event_type,
+    status: row.status,
+    attemptCount: row.attempt_count,
+    nextAttemptAt: isoTime(row.next_attempt_at),
+    createdAt: isoTime(row.created_at)!,
+    updatedAt: isoTime(row.updated_at)!,
+  }
+}
+
+/** Deliver, the deliveries reads, and the two ways to send again: retry one delivery, recover an endpoint. */
+export const deliveryRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = async (app, { ctx }) => {
+  const db = webhookDb(ctx.storage)
+  const attempts = ctx.config.webhooks.retrySchedule.length + 1
+  const parseTypes = (value: unknown) => ctx.storage.parseJson<string[]>(value)
+
+  /** A delivery of a live project of the organisation, or 404. */
+  async function findDelivery(orgId: string, deliveryId: string): Promise<DeliveryRow> {
+    const row = await db.selectFrom('webhook_deliveries').selectAll().where('id', '=', deliveryId).where('project_id', 'in', liveProjectIds(db, orgId)).executeTakeFirst()
+    if (!row) throw new ProblemError(404, 'not_found', `delivery ${deliveryId} was not found`)
+    return row
+  }
+
+  app.post(
+    '/deliver',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Enqueue a message for every enabled endpoint of the project that takes its event type, or for the endpoints named',
+        description:
+          'Answers 202 once the message and its deliveries are committed; attempts follow from the durable queue. ' +
+          'With `endpointIds`, those endpoints get it whatever their event types; each must be an enabled endpoint of the project (else 422). ' +
+          'Each attempt is a POST signed by Standard Webhooks (`webhook-id` = messageId on every attempt, `webhook-timestamp`, ' +
+          '`webhook-signature: v1,<base64>`, one signature per live secret version). A 2xx succeeds; anything else, a timeout or a network error ' +
+          'is retried after the next WEBHOOK_RETRY_SCHEDULE delay ±20% jitter, or after the endpoint’s Retry-After on a 429/503 when that is later ' +
+          '(up to 24 h); redirects are not followed; a 410 fails the delivery and disables the endpoint.',
+        body: Type.Object(
+          {
+            projectId: Type.String(),
+            eventType: EventTypeName(),
+            payload: Type.Record(Type.String(), Type.Unknown(), { description: 'any JSON object; `data` of a generic body' }),
+            endpointIds: Type.Optional(Type.Array(Type.String(), { minItems: 1, maxItems: 100, uniqueItems: true })),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          202: Type.Object({ messageId: Type.String({ description: 'msg_…, sent as `webhook-id`' }), deliveries: Type.Array(EnqueuedDelivery) }),
+          ...problemResponses(400, 401, 403, 404, 415, 422, 503),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { projectId, eventType, payload, endpointIds } = request.body
+      await findProject(ctx.storage.db, accessPrincipal(request).orgId, projectId)
+      const enqueued = await db.transaction().execute(async (trx) => {
+        const targets = endpointIds ? await namedEnabledEndpoints(trx, projectId, endpointIds) : await subscribedEndpointIds(trx, projectId, eventType, parseTypes)
+        return enqueueMessage(trx, { projectId, eventType, payload, endpointIds: targets, attempts })
+      })
+      wakeDispatcher(ctx)
+      return reply.code(202).send(enqueued)
+    },
+  )
+
+  /** The named endpoints, each an enabled endpoint of the project, else a 422 naming the first that is not. */
+  async function namedEnabledEndpoints(trx: typeof db, projectId: string, endpointIds: string[]): Promise<string[]> {
+    const found = await trx
+      .selectFrom('webhook_endpoints')
+      .select(['id', 'enabled'])
+      .where('project_id', '=', projectId)
+      .where('deleted_at', 'is', null)
+      .where('id', 'in', endpointIds)
+      .execute()
+    const enabled = new Set(found.filter((row) => row.enabled === 1).map((row) => row.id))
+    endpointIds.forEach((id, i) => {
+      if (!enabled.has(id)) throw new ProblemError(422, 'endpoint_unavailable', `body.endpointIds.${i}: ${id} is not an enabled endpoint of project ${projectId}`)
+    })
+    return endpointIds
+  }
+
+  app.get(
+    '/deliveries',
+    {
+      config: { access: 'read' },
+      schema: {
+        tags,
+        summary: 'A project’s deliveries, newest first (`from`/`to` on their creation); the detail read carries the attempts',
+        querystring: Type.Object(
+          {
+            project_id: Type.String(),
+            endpoint_id: Type.Optional(Type.String()),
+            status: Type.Optional(DeliveryStatusSchema),
+            event_type: Type.Optional(Type.String()),
+            ...TimeRangeQuery,
+            ...PageQuery,
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: List(DeliverySummary), ...problemResponses(400, 401, 403, 404, 503) },
+      },
+    },
+    async (request) => {
+      const { project_id: projectId, endpoint_id: endpointId, status, event_type: eventType, from, to, limit = DEFAULT_LIMIT, cursor } = request.query
+      await findProject(ctx.storage.db, accessPrincipal(request).orgId, projectId)
+      let query = db.selectFrom('webhook_deliveries').selectAll().where('project_id', '=', projectId)
+      if (endpointId !== undefined) query = query.where('endpoint_id', '=', endpointId)
+      if (status !== undefined) query = query.where('status', '=', status)
+      if (eventType !== undefined) query = query.where('event_type', '=', eventType)
+      const [fromMs, toMs] = [queryTime(from), queryTime(to)]
+      if (fromMs !== undefined) query = query.where('created_at', '>=', fromMs)
+      if (toMs !== undefined) query = query.where('created_at', '<', toMs)
+      const rows = await pageAfter(query, cursor, limit, 'created_at', 'id').execute()
+      return toPage(rows, limit, (row) => [row.created_at, row.id], deliverySummary)
+    },
+  )
+
+  app.get(
+    '/deliveries/:id',
+    {
+      config: { access: 'read' },
+      schema: {
+        tags,
+        summary: 'A delivery with its payload and every attempt: request and response metadata, error, and the secret version that signed it',
+        params: DeliveryParams,
+        response: { 200: DeliveryDetail, ...problemResponses(401, 403, 404, 503) },
+      },
+    },
+    async (request) => {
+      const delivery = await findDelivery(accessPrincipal(request).orgId, request.params.id)
+      const [message, attemptRows] = await Promise.all([
+        db.selectFrom('webhook_messages').select('payload').where('id', '=', delivery.message_id).executeTakeFirstOrThrow(),
+        db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', delivery.id).orderBy('number').execute(),
+      ])
+      return {
+        ...deliverySummary(delivery),
+        payload: ctx.storage.parseJson<Record<string, unknown>>(message.payload),
+        attempts: attemptRows.map((row) => ({
+          id: row.id,
+          number: row.number,
+          status: row.status,
+          startedAt: isoTime(row.started_at)!,
+          durationMs: row.duration_ms,
+          request: ctx.storage.parseJson<any>(row.request),
+          response: row.response === null ? null : ctx.storage.parseJson<any>(row.response),
+          error: row.error,
+          secretId: row.secret_id,
+        })),
+      }
+    },
+  )
+
+  app.post(
+    '/deliveries/:id/retry',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Send an ended delivery (failed or succeeded) once more, now; the same webhook-id, the next attempt number',
+        params: DeliveryParams,
+        response: { 202: DeliverySummary, ...problemResponses(401, 403, 404, 409, 503) },
+      },
+    },
+    async (request, reply) => {
+      const delivery = await findDelivery(accessPrincipal(request).orgId, request.params.id)
+      if (delivery.status === 'pending') throw new ProblemError(409, 'delivery_pending', `delivery ${delivery.id} is still pending; its next attempt is already due`)
+      const endpoint = await db.selectFrom('webhook_endpoints').select('enabled').where('id', '=', delivery.endpoint_id).where('deleted_at', 'is', null).executeTakeFirst()
+      if (endpoint?.enabled !== 1) throw new ProblemError(409, 'endpoint_disabled', `endpoint ${delivery.endpoint_id} is disabled or deleted; enable it first`)
+      const retried = await sendAgain(db, [delivery.id])
+      wakeDispatcher(ctx)
+      return reply.code(202).send(deliverySummary({ ...delivery, ...retried }))
+    },
+  )
+
+  app.post(
+    '/endpoints/:id/recover',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Send again, once each, every failed delivery of the endpoint created at or after `since`',
+        params: Type.Object({ id: Type.String() }),
+        body: Type.Object({ since: Type.String({ format: 'date-time', description: 'ISO 8601' }) }, { additionalProperties: false }),
+        response: { 202: Type.Object({ deliveries: Type.Array(EnqueuedDelivery) }), ...problemResponses(400, 401, 403, 404, 409, 415, 503) },
+      },
+    },
+    async (request, reply) => {
+      const endpoint = await findEndpoint(db, accessPrincipal(request).orgId, request.params.id)
+      if (endpoint.enabled !== 1) throw new ProblemError(409, 'endpoint_disabled', `endpoint ${endpoint.id} is disabled; enable it first`)
+      const failed = await db
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('endpoint_id', '=', endpoint.id)
+        .where('status', '=', 'failed')
+        .where('created_at', '>=', Date.parse(request.body.since))
+        .orderBy('created_at')
+        .limit(RECOVER_LIMIT)
+        .execute()
+      const ids = failed.map((row) => row.id)
+      if (ids.length > 0) await sendAgain(db, ids)
+      wakeDispatcher(ctx)
+      return reply.code(202).send({ deliveries: ids.map((id) => ({ id, endpointId: endpoint.id, status: 'pending' as const })) })
+    },
+  )
+}
+
+/** Makes ended deliveries pending again with exactly one more attempt, due now. */
+async function sendAgain(db: ReturnType<typeof webhookDb>, deliveryIds: string[]) {
+  const now = Date.now()
+  const changes = { status: 'pending' as const, next_attempt_at: now, updated_at: now }
+  for (let start = 0; start < deliveryIds.length; start += 500) {
+    await db
+      .updateTable('webhook_deliveries')
+      .set((eb) => ({ ...changes, final_attempt: eb('attempt_count', '+', 1) }))
+      .where('id', 'in', deliveryIds.slice(start, start + 500))
+      .where('status', '!=', 'pending')
+      .execute()
+  }
+  return changes
+}

@@ -1,0 +1,102 @@
+import { Type } from 'typebox'
+
+const Time = (description?: string) => Type.String({ format: 'date-time', description })
+const NullableTime = (description?: string) => Type.Union([Time(), Type.Null()], { description })
+
+export const EventTypeName = (description = 'an event type name, e.g. invoice.paid or error.group.created') =>
+  Type.String({ pattern: '^[A-Za-z0-9_.:-]{1,100}$', description })
+
+export const EndpointKindSchema = Type.Union([Type.Literal('generic'), Type.Literal('slack'), Type.Literal('discord')], {
+  description:
+    'generic: the Standard Webhooks body `{ id, type, timestamp, data }`; slack: `{ text, blocks }` for a Slack incoming webhook; ' +
+    'discord: `{ content, embeds }` for a Discord webhook. Every kind is signed the same way.',
+})
+
+export const EndpointUrl = Type.String({
+  pattern: '^https?://[^\\s/?#]+[^\\s]*$',
+  maxLength: 2048,
+  description:
+    'absolute http(s) URL. Redirects are not followed. Unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true, an attempt whose address (after DNS) is loopback, private, ' +
+    'link-local or reserved — in any IPv4, IPv6, IPv4-mapped, NAT64 or 6to4 form — is refused and recorded with status `refused`.',
+})
+
+export const EventTypes = Type.Array(EventTypeName(), {
+  maxItems: 100,
+  uniqueItems: true,
+  description: 'the event types the endpoint takes; empty (the default) means every type, the portal’s own notifications included',
+})
+
+export const Endpoint = Type.Object({
+  id: Type.String({ description: 'whe_…' }),
+  projectId: Type.String(),
+  url: Type.String(),
+  kind: EndpointKindSchema,
+  description: Type.String(),
+  eventTypes: Type.Array(Type.String()),
+  enabled: Type.Boolean(),
+  disabledReason: Type.Union([Type.Literal('gone'), Type.Literal('failing'), Type.Literal('manual'), Type.Null()], {
+    description: 'gone: it answered 410; failing: every attempt failed for WEBHOOK_DISABLE_AFTER_FAILING_SECONDS; manual: PATCH enabled=false',
+  }),
+  disabledAt: NullableTime(),
+  failingSince: NullableTime('start of the current run of failed attempts; null after a success'),
+  createdAt: Time(),
+  updatedAt: Time(),
+})
+
+export const NewSecret = {
+  secret: Type.String({ description: 'whsec_… (Standard Webhooks form); shown in this response only' }),
+  secretId: Type.String({ description: 'whs_…: the secret version; attempts name the version that signed them' }),
+}
+
+export const DeliveryStatusSchema = Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')], {
+  description: 'pending until an attempt succeeds (succeeded) or the last attempt fails, a 410 arrives or the endpoint is disabled (failed)',
+})
+
+export const AttemptStatusSchema = Type.Union(
+  [Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('timeout'), Type.Literal('network_error'), Type.Literal('refused')],
+  { description: 'succeeded: 2xx; failed: any other answer; timeout: no full answer within WEBHOOK_TIMEOUT_MS; network_error: connection failed or reset; refused: the SSRF guard' },
+)
+
+export const EnqueuedDelivery = Type.Object({ id: Type.String({ description: 'dlv_…' }), endpointId: Type.String(), status: DeliveryStatusSchema })
+
+export const DeliverySummary = Type.Object({
+  id: Type.String({ description: 'dlv_…' }),
+  projectId: Type.String(),
+  endpointId: Type.String(),
+  messageId: Type.String({ description: 'msg_…; sent as `webhook-id`, the same on every attempt' }),
+  eventType: Type.String(),
+  status: DeliveryStatusSchema,
+  attemptCount: Type.Integer(),
+  nextAttemptAt: NullableTime('when the next attempt is due; null once the delivery has ended'),
+  createdAt: Time(),
+  updatedAt: Time(),
+})
+
+export const Attempt = Type.Object({
+  id: Type.String({ description: 'att_…' }),
+  number: Type.Integer({ minimum: 1 }),
+  status: AttemptStatusSchema,
+  startedAt: Time(),
+  durationMs: Type.Integer(),
+  request: Type.Object({
+    url: Type.String(),
+    method: Type.String(),
+    headers: Type.Record(Type.String(), Type.String(), { description: 'as sent, `webhook-signature` included' }),
+    bodySize: Type.Integer(),
+    bodySha256: Type.String(),
+  }),
+  response: Type.Union([
+    Type.Object({ statusCode: Type.Integer(), headers: Type.Record(Type.String(), Type.String()), body: Type.String({ description: 'the first 4 KiB' }) }),
+    Type.Null(),
+  ]),
+  error: Type.Union([Type.String(), Type.Null()]),
+  secretId: Type.Union([Type.String(), Type.Null()], {
+    description: 'the newest secret version that signed it; during a rotation grace period the previous version’s signature is in the header too',
+  }),
+})
+
+export const DeliveryDetail = Type.Object({
+  ...DeliverySummary.properties,
+  payload: Type.Record(Type.String(), Type.Unknown(), { description: 'the message payload (`data` of a generic body)' }),
+  attempts: Type.Array(Attempt, { description: 'every attempt, oldest first' }),
+})
