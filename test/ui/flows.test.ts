@@ -2,8 +2,10 @@ import { after, afterEach, before, beforeEach, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { Page } from 'playwright-core'
 import { startTestPortal, type TestPortal, type TestProject } from '../support/portal.ts'
+import { FAST_WEBHOOKS, createEndpoint, deliver, endedDelivery } from '../webhooks/api.ts'
+import { startReceiver, type Receiver } from '../webhooks/receiver.ts'
 import { openBrowser, recordApiRequests, signIn, type Browser } from './browser.ts'
-import { seedShop } from './seed.ts'
+import { TRACE_ID, captureError, seedShop } from './seed.ts'
 
 // End-to-end in real headless Chromium against a real portal; UI flows do not depend on the database, so SQLite.
 describe('web UI in Chromium', () => {
@@ -11,13 +13,16 @@ describe('web UI in Chromium', () => {
   let browser: Browser
   let shop: TestProject
   let page: Page
+  let receiver: Receiver
   before(async () => {
-    t = await startTestPortal('sqlite', { LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '0' })
+    t = await startTestPortal('sqlite', FAST_WEBHOOKS)
     shop = await seedShop(t)
+    receiver = await startReceiver()
     browser = await openBrowser()
   })
   after(async () => {
     await browser.close()
+    await receiver.close()
     await t.close()
   })
   beforeEach(async () => {
@@ -98,5 +103,86 @@ describe('web UI in Chromium', () => {
     assert.notEqual(await shopLink.evaluate((link) => getComputedStyle(link).outlineStyle), 'none', 'focus is visible')
     await page.keyboard.press('Enter')
     await page.getByRole('heading', { name: 'Errors' }).waitFor()
+  })
+
+  test('triages an error: the stream shows it unresolved, its page shows the stack and metadata, Resolve resolves it', async () => {
+    const { fingerprint } = await captureError(t, shop)
+    await signIn(page, `${t.url}/p/${shop.id}/errors`, t.adminToken)
+    const row = page.getByRole('row').filter({ hasText: 'TypeError' })
+    await row.getByText('unresolved').waitFor()
+    await row.getByRole('link').click()
+    await page.getByText('computeInvoice').waitFor()
+    await page.getByText('"cartId": "c_981"').waitFor()
+    await page.getByRole('button', { name: 'Resolve' }).click()
+    await page.getByRole('button', { name: 'Reopen' }).waitFor()
+    const group = await t.request('GET', `/api/errors/groups/${fingerprint}`, { token: t.viewerToken })
+    assert.equal(group.body.status, 'resolved')
+
+    await page.goto(`${t.url}/p/${shop.id}/errors?status=unresolved`)
+    await page.getByText('No error group matches').waitFor()
+    assert.equal(await page.getByLabel('Status').inputValue(), 'unresolved')
+  })
+
+  test('searches logs by text and level; the URL carries the filters and one request loads the page', async () => {
+    await signIn(page, `${t.url}/p/${shop.id}/logs`, t.viewerToken)
+    await page.getByText('sent 14 reminder e-mails').waitFor()
+    assert.equal(await page.locator('tbody tr').count(), 5)
+
+    await page.getByLabel('Search text').fill('timeout')
+    await page.getByLabel('Level').fill('error')
+    await page.getByRole('button', { name: 'Apply' }).click()
+    await page.getByText('sent 14 reminder e-mails').waitFor({ state: 'detached' })
+    assert.equal(await page.locator('tbody tr').count(), 1)
+    assert.match(await page.locator('tbody').textContent() ?? '', /payment provider timeout/)
+    const url = new URL(page.url())
+    assert.equal(url.searchParams.get('q'), 'timeout')
+    assert.equal(url.searchParams.get('level'), 'error')
+
+    const requests = recordApiRequests(page)
+    await page.reload()
+    await page.getByText('payment provider timeout').waitFor()
+    assert.equal(await page.getByLabel('Search text').inputValue(), 'timeout')
+    const eventReads = requests.filter((path) => path.startsWith('/api/modules/logs/events'))
+    assert.equal(eventReads.length, 1, requests.join('\n'))
+    assert.match(eventReads[0], /q=timeout/)
+  })
+
+  test('opens a trace from the list and shows its spans as a nested waterfall', async () => {
+    await signIn(page, `${t.url}/p/${shop.id}/traces`, t.viewerToken)
+    await page.getByRole('link', { name: 'POST /checkout' }).click()
+    await page.waitForURL(`**/traces/${TRACE_ID}`)
+    const spans = page.locator('.waterfall > li')
+    await spans.first().waitFor()
+    assert.deepEqual(
+      (await spans.locator('.span-name').allTextContents()).map((text) => text.trim()),
+      ['POST /checkout gateway', 'charge card billing', 'SELECT invoices billing'],
+    )
+    const indents = await spans.locator('.span-name').evaluateAll((names) => names.map((name) => parseFloat(getComputedStyle(name).paddingLeft)))
+    assert.ok(indents[0] < indents[1] && indents[1] < indents[2], `children are indented under their parent: ${indents}`)
+    await page.getByText('charge card').click()
+    await page.getByText('"parentSpanId": "a1"').waitFor()
+  })
+
+  test('inspects a failed delivery: every attempt with its request headers, response status and body', async () => {
+    const endpoint = await createEndpoint(t, shop.id, receiver.url('/fail'))
+    const { deliveries } = await deliver(t, shop.id, 'invoice.paid', { invoice: 'inv_7' }, [endpoint.id])
+    await endedDelivery(t, deliveries[0].id)
+
+    await signIn(page, `${t.url}/p/${shop.id}/webhooks/deliveries`, t.viewerToken)
+    await page.getByLabel('Status').selectOption('failed')
+    await page.getByRole('button', { name: 'Apply' }).click()
+    await page.waitForURL('**/deliveries?status=failed')
+    await page.getByRole('link', { name: 'invoice.paid' }).click()
+    const attempts = page.locator('.attempts > li')
+    await attempts.first().waitFor()
+    assert.equal(await attempts.count(), 3)
+    for (const number of [1, 2]) await attempts.nth(number - 1).locator('summary').click()
+    for (let index = 0; index < 3; index++) {
+      const attempt = attempts.nth(index)
+      assert.match((await attempt.locator('summary').textContent())!, new RegExp(`Attempt ${index + 1}\\s*failed\\s*HTTP 500`))
+      assert.match((await attempt.locator('pre.body').textContent())!, /receiver broke/)
+      assert.match((await attempt.locator('.headers').first().textContent())!, /webhook-signature/)
+    }
+    assert.equal(await page.getByRole('button', { name: 'Retry now' }).count(), 0, 'viewers cannot retry')
   })
 })
