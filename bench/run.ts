@@ -3,6 +3,7 @@ const BENCHMARKS: Record<string, () => Promise<unknown>> = {
   ingest: () => import('./ingest.ts').then((m) => m.run()),
   sdk: () => import('./sdk.ts').then((m) => m.run()),
   webhooks: () => import('./webhooks.ts').then((m) => m.run()),
+  errors: () => import('./errors.ts').then((m) => m.run()),
   ui: () => import('./ui.ts').then((m) => m.run()),
 }
 

@@ -7,4 +7,86 @@ export const errorMigrations: Migration[] = [
     up: (db, t) =>
       createEventTableV1(db, t, 'error_events', [['name', 'text'], ['environment', 'text'], ['release', 'text']], [['name'], ['environment']]),
   },
+  {
+    // Statistics are kept per fingerprint (per day, and per environment, release and service) and carry
+    // the group they belong to, so that a merge or an unmerge moves rows between groups and every count
+    // stays exact. A fingerprint's own row never changes but for its group.
+    name: 'errors/002_groups',
+    async up(db, t) {
+      await db.schema
+        .createTable('error_groups')
+        .ifNotExists()
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('project_id', 'text', (c) => c.notNull())
+        .addColumn('fingerprint', 'text', (c) => c.notNull())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('message', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('regressed', 'integer', (c) => c.notNull())
+        .addColumn('count', t.bigint, (c) => c.notNull())
+        .addColumn('first_seen', t.bigint, (c) => c.notNull())
+        .addColumn('last_seen', t.bigint, (c) => c.notNull())
+        .addColumn('status_changed_at', t.bigint)
+        .addColumn('created_at', t.bigint, (c) => c.notNull())
+        .execute()
+      for (const column of ['last_seen', 'first_seen', 'count']) {
+        await db.schema.createIndex(`error_groups_${column}_idx`).ifNotExists().on('error_groups').columns(['project_id', `${column} desc`, 'id desc']).execute()
+      }
+      await db.schema
+        .createTable('error_fingerprints')
+        .ifNotExists()
+        .addColumn('fingerprint', 'text', (c) => c.primaryKey())
+        .addColumn('project_id', 'text', (c) => c.notNull())
+        .addColumn('group_id', 'text', (c) => c.notNull())
+        .addColumn('algorithm', 'text', (c) => c.notNull())
+        .addColumn('components', t.json, (c) => c.notNull())
+        .execute()
+      await db.schema.createIndex('error_fingerprints_group_idx').ifNotExists().on('error_fingerprints').column('group_id').execute()
+      await db.schema
+        .createTable('error_fingerprint_days')
+        .ifNotExists()
+        .addColumn('fingerprint', 'text', (c) => c.notNull())
+        .addColumn('day', 'integer', (c) => c.notNull())
+        .addColumn('group_id', 'text', (c) => c.notNull())
+        .addColumn('count', t.bigint, (c) => c.notNull())
+        .addColumn('first_seen', t.bigint, (c) => c.notNull())
+        .addColumn('last_seen', t.bigint, (c) => c.notNull())
+        .addPrimaryKeyConstraint('error_fingerprint_days_pk', ['fingerprint', 'day'])
+        .execute()
+      await db.schema.createIndex('error_fingerprint_days_group_idx').ifNotExists().on('error_fingerprint_days').columns(['group_id', 'day']).execute()
+      await db.schema
+        .createTable('error_fingerprint_tags')
+        .ifNotExists()
+        .addColumn('fingerprint', 'text', (c) => c.notNull())
+        .addColumn('key', 'text', (c) => c.notNull())
+        .addColumn('value', 'text', (c) => c.notNull())
+        .addColumn('group_id', 'text', (c) => c.notNull())
+        .addColumn('count', t.bigint, (c) => c.notNull())
+        .addColumn('first_seen', t.bigint, (c) => c.notNull())
+        .addColumn('last_seen', t.bigint, (c) => c.notNull())
+        .addPrimaryKeyConstraint('error_fingerprint_tags_pk', ['fingerprint', 'key', 'value'])
+        .execute()
+      await db.schema.createIndex('error_fingerprint_tags_group_idx').ifNotExists().on('error_fingerprint_tags').columns(['group_id', 'key', 'value']).execute()
+      await db.schema
+        .createTable('error_occurrences')
+        .ifNotExists()
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('project_id', 'text', (c) => c.notNull())
+        .addColumn('group_id', 'text', (c) => c.notNull())
+        .addColumn('fingerprint', 'text', (c) => c.notNull())
+        .addColumn('ts', t.bigint, (c) => c.notNull())
+        .addColumn('received_at', t.bigint, (c) => c.notNull())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('message', 'text', (c) => c.notNull())
+        .addColumn('stack', 'text')
+        .addColumn('frames', t.json)
+        .addColumn('release', 'text')
+        .addColumn('environment', 'text')
+        .addColumn('service', 'text')
+        .addColumn('request', t.json)
+        .addColumn('metadata', t.json, (c) => c.notNull())
+        .execute()
+      await db.schema.createIndex('error_occurrences_group_idx').ifNotExists().on('error_occurrences').columns(['group_id', 'ts desc', 'id desc']).execute()
+    },
+  },
 ]

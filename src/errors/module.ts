@@ -1,7 +1,12 @@
 import { Type } from 'typebox'
+import type { Kysely } from 'kysely'
 import { columnEquals, defineModule } from '../modules/module.ts'
 import { ErrorPayload } from './payload.ts'
 import { errorMigrations } from './migrations.ts'
+import { occurrenceFromEvent } from './capture.ts'
+import { GROUPING_ALGORITHM } from './fingerprint.ts'
+import { OCCURRENCES_KEPT_PER_GROUP, recordOccurrences } from './group-store.ts'
+import { errorRoutes } from './routes.ts'
 
 export const errorsModule = defineModule({
   type: 'error',
@@ -17,4 +22,28 @@ export const errorsModule = defineModule({
     environment: columnEquals('environment', Type.String()),
     release: columnEquals('release', Type.String()),
   },
+  // Ingested `error` events join the same groups as captures, in the ingest transaction.
+  afterWrite: async (trx, events, ctx) => {
+    await recordOccurrences(trx, ctx, events.map(occurrenceFromEvent))
+  },
+  status: {
+    schema: {
+      groupingAlgorithm: Type.String({ description: 'the fingerprint algorithm version new occurrences are grouped with' }),
+      occurrencesKeptPerGroup: Type.Integer(),
+      groups: Type.Optional(Type.Integer({ description: 'error groups of project_id' })),
+      unresolvedGroups: Type.Optional(Type.Integer({ description: 'of which unresolved' })),
+    },
+    async read(ctx, projectId) {
+      const fixed = { groupingAlgorithm: GROUPING_ALGORITHM, occurrencesKeptPerGroup: OCCURRENCES_KEPT_PER_GROUP }
+      if (projectId === undefined) return fixed
+      const db = ctx.storage.db as unknown as Kysely<any>
+      const row = await db
+        .selectFrom('error_groups')
+        .select((eb) => [eb.fn.countAll<number>().as('groups'), eb.fn.sum<number>(eb.case().when('status', '=', 'unresolved').then(1).else(0).end()).as('unresolved')])
+        .where('project_id', '=', projectId)
+        .executeTakeFirstOrThrow()
+      return { ...fixed, groups: Number(row.groups), unresolvedGroups: Number(row.unresolved ?? 0) }
+    },
+  },
+  routes: errorRoutes,
 })

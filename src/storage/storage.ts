@@ -32,6 +32,11 @@ export interface Storage {
   forUpdateSkipLocked<Q extends SelectQueryBuilder<any, any, any>>(query: Q): Q
   /** Runs `run` while holding a lock that other portal processes sharing this database respect. */
   withExclusiveLock<T>(name: string, run: () => Promise<T>): Promise<T>
+  /**
+   * Inside `trx`, waits for and takes a lock on `name` that lasts until `trx` ends, respected by the
+   * transactions of every portal process sharing this database.
+   */
+  lockInTransaction(trx: Kysely<any>, name: string): Promise<void>
   /** True when an error means the database cannot be reached or written right now. */
   isUnavailable(error: unknown): boolean
   ping(): Promise<void>

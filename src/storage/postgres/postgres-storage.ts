@@ -41,6 +41,9 @@ export function openPostgresStorage(url: string, poolSize: number): Storage {
         client.release()
       }
     },
+    async lockInTransaction(trx, name) {
+      await sql`select pg_advisory_xact_lock(hashtext(${name}))`.execute(trx)
+    },
     isUnavailable(error) {
       const code = String((error as { code?: unknown })?.code ?? '')
       if (UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_NODE_CODES.has(code)) return true

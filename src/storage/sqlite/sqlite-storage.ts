@@ -32,6 +32,8 @@ export function openSqliteStorage(file: string, synchronous: 'full' | 'normal'):
     forUpdateSkipLocked: (query) => query,
     // One SQLite file has one writer process; the in-process lock is all there is to hold.
     withExclusiveLock: (_name, run) => run(),
+    // A write transaction holds the process's one connection, so nothing else writes until it ends.
+    lockInTransaction: async () => {},
     // Extended codes (SQLITE_IOERR_WRITE, SQLITE_READONLY_DBMOVED) share their primary code's first two words.
     isUnavailable: (error) => UNAVAILABLE_CODES.has(String((error as { code?: unknown })?.code ?? '').split('_').slice(0, 2).join('_')),
     async ping() {

@@ -1,0 +1,161 @@
+import { Type, type Static } from 'typebox'
+import { ProblemError } from '../http/problem.ts'
+import { newId } from '../ids.ts'
+import type { StoredEvent } from '../modules/module.ts'
+import { computeGrouping } from './fingerprint.ts'
+import type { Occurrence } from './group-store.ts'
+import type { ErrorPayload } from './payload.ts'
+import { isInApp, parseStackTrace, type Frame } from './stack-trace.ts'
+
+const Label = (description: string) => Type.Optional(Type.String({ minLength: 1, maxLength: 256, description }))
+
+export const CaptureFrame = Type.Object(
+  {
+    function: Type.Optional(Type.String({ maxLength: 1024 })),
+    module: Type.Optional(Type.String({ maxLength: 1024, description: 'module or class; used for grouping before the file name' })),
+    filename: Type.Optional(Type.String({ maxLength: 4096, description: 'path or URL; only its base name counts for grouping' })),
+    lineno: Type.Optional(Type.Integer({ minimum: 0 })),
+    colno: Type.Optional(Type.Integer({ minimum: 0 })),
+    inApp: Type.Optional(Type.Boolean({ description: 'marks the frame as your code or a library, overriding the rules' })),
+  },
+  { additionalProperties: false },
+)
+
+export const CaptureBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 512, description: 'exception name, e.g. TypeError' }),
+    message: Type.String({ maxLength: 16_384 }),
+    stack: Type.Optional(
+      Type.String({ maxLength: 262_144, description: 'a stack trace as printed by V8/Node, CPython or the JVM (also SpiderMonkey/JavaScriptCore)' }),
+    ),
+    frames: Type.Optional(
+      Type.Array(CaptureFrame, { maxItems: 1000, description: 'structured frames, innermost (the one that threw) first; when not empty, used instead of `stack` for grouping' }),
+    ),
+    release: Label('the release that raised it'),
+    environment: Label('e.g. production'),
+    service: Label('the service that raised it'),
+    request: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), {
+        description: 'request context (method, url, headers, …); Authorization, Cookie and API-key headers are stored as [filtered]',
+      }),
+    ),
+    timestamp: Type.Optional(Type.String({ format: 'date-time', description: 'when it happened; default and upper bound: the time it is received' })),
+    fingerprint: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 512 }), {
+        minItems: 1,
+        maxItems: 32,
+        description: 'overrides grouping: occurrences with the same array share a group; `{{ default }}` stands for the computed fingerprint',
+      }),
+    ),
+  },
+  { additionalProperties: true, description: 'Fields not listed here are kept in the occurrence’s `metadata`.' },
+)
+
+export type CaptureBody = Static<typeof CaptureBody>
+
+export const CaptureResponse = Type.Object({
+  id: Type.String({ description: 'the occurrence id (occ_…)' }),
+  fingerprint: Type.String({ description: 'hex SHA-256 fingerprint computed for this occurrence' }),
+  groupFingerprint: Type.String({ description: 'the fingerprint its group is known by (differs after a merge)' }),
+  isNewGroup: Type.Boolean({ description: 'true when this occurrence opened its group' }),
+})
+
+const CAPTURE_FIELDS = new Set(Object.keys(CaptureBody.properties))
+const EVENT_FIELDS = new Set(['name', 'message', 'release', 'environment', 'service'])
+const MAX_DEPTH = 32
+const SECRET_HEADERS = /^(authorization|proxy-authorization|cookie|set-cookie|x-api-key|x-auth-token)$/i
+
+/** An occurrence from `POST /api/errors/capture`. */
+export function occurrenceFromCapture(projectId: string, body: CaptureBody, receivedAt: number): Occurrence {
+  const clean = withoutNul(body) as CaptureBody
+  const frames = clean.frames?.length ? clean.frames.map(structuredFrame) : null
+  return {
+    id: newId('occ', receivedAt),
+    projectId,
+    ts: Math.min(clean.timestamp === undefined ? receivedAt : Date.parse(clean.timestamp), receivedAt),
+    receivedAt,
+    name: clean.name,
+    message: clean.message,
+    stack: clean.stack ?? null,
+    frames,
+    release: clean.release ?? null,
+    environment: clean.environment ?? null,
+    service: clean.service ?? null,
+    request: clean.request ? withoutSecretHeaders(clean.request) : null,
+    metadata: fieldsOutside(clean, CAPTURE_FIELDS),
+    grouping: computeGrouping(projectId, {
+      name: clean.name,
+      message: clean.message,
+      frames: frames ?? (clean.stack ? parseStackTrace(clean.stack) : []),
+      override: clean.fingerprint,
+    }),
+  }
+}
+
+/** An occurrence from an ingested `error` event: no stack, so its name and message group it. */
+export function occurrenceFromEvent(event: StoredEvent<Static<typeof ErrorPayload>>): Occurrence {
+  // No U+0000 to replace: an event holding one was refused (PostgreSQL) or stored as is (SQLite) by ingest already.
+  const data = event.data as Record<string, unknown>
+  const name = typeof data.name === 'string' ? data.name : ''
+  const message = typeof data.message === 'string' ? data.message : ''
+  const label = (key: string) => (typeof data[key] === 'string' && data[key] !== '' ? (data[key] as string) : null)
+  return {
+    id: event.id,
+    projectId: event.projectId,
+    ts: Math.min(event.ts, event.receivedAt),
+    receivedAt: event.receivedAt,
+    name,
+    message,
+    stack: null,
+    frames: null,
+    release: label('release'),
+    environment: label('environment'),
+    service: label('service'),
+    request: null,
+    metadata: fieldsOutside(data, EVENT_FIELDS),
+    grouping: computeGrouping(event.projectId, { name, message, frames: [] }),
+  }
+}
+
+function structuredFrame(frame: Static<typeof CaptureFrame>): Frame {
+  const parsed = {
+    function: frame.function ?? null,
+    module: frame.module ?? null,
+    filename: frame.filename ?? null,
+    lineno: frame.lineno ?? null,
+    colno: frame.colno ?? null,
+  }
+  return { ...parsed, inApp: frame.inApp ?? isInApp(parsed) }
+}
+
+function fieldsOutside(body: Record<string, unknown>, known: Set<string>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(body).filter(([key]) => !known.has(key)))
+}
+
+function withoutSecretHeaders(request: Record<string, unknown>): Record<string, unknown> {
+  const headers = request.headers
+  if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) return request
+  const filtered = Object.fromEntries(Object.entries(headers).map(([key, value]) => [key, SECRET_HEADERS.test(key) ? '[filtered]' : value]))
+  return { ...request, headers: filtered }
+}
+
+// PostgreSQL text and jsonb cannot hold U+0000; it becomes U+FFFD on both databases alike.
+function withoutNul(value: unknown): unknown {
+  return holdsNul(value, 0) ? replaceNul(value) : value
+}
+
+// The depth limit also keeps storing and reading the occurrence back within the call stack.
+function holdsNul(value: unknown, depth: number): boolean {
+  if (typeof value === 'string') return value.includes('\u0000')
+  if (typeof value !== 'object' || value === null) return false
+  if (depth > MAX_DEPTH) throw new ProblemError(400, 'too_deep', `body: is nested more than ${MAX_DEPTH} levels deep`)
+  for (const key in value) if (key.includes('\u0000') || holdsNul((value as Record<string, unknown>)[key], depth + 1)) return true
+  return false
+}
+
+function replaceNul(value: unknown): unknown {
+  if (typeof value === 'string') return value.includes('\u0000') ? value.replaceAll('\u0000', '\uFFFD') : value
+  if (Array.isArray(value)) return value.map(replaceNul)
+  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([key, item]) => [replaceNul(key) as string, replaceNul(item)]))
+  return value
+}

@@ -1,0 +1,145 @@
+import { createHash } from 'node:crypto'
+import type { Frame } from './stack-trace.ts'
+
+/**
+ * Grouping algorithm v1. Every rule in this file decides which occurrences share a group, and
+ * test/errors/fingerprint-golden.test.ts pins its output: a change that moves a fingerprint is a
+ * new algorithm version, never an edit of this one.
+ */
+export const GROUPING_ALGORITHM = 'v1'
+
+/** One named input of a fingerprint, shown in the group detail so a user sees why occurrences share a group. */
+export interface GroupingComponent {
+  id: 'exception' | 'stacktrace' | 'message' | 'custom'
+  /** whether its values went into the hash */
+  contributes: boolean
+  values: string[]
+  /** why it counts or does not */
+  hint: string
+}
+
+export interface Grouping {
+  fingerprint: string
+  algorithm: typeof GROUPING_ALGORITHM
+  components: GroupingComponent[]
+}
+
+export interface GroupingInput {
+  name: string
+  message: string
+  frames: Frame[]
+  /** a client's fingerprint; `{{ default }}` stands for the computed one */
+  override?: string[]
+}
+
+const DEFAULT_PLACEHOLDER = /^\{\{\s*default\s*\}\}$/
+
+/** The fingerprint of an occurrence in a project: hex SHA-256 of the contributing components, with those components. */
+export function computeGrouping(projectId: string, input: GroupingInput): Grouping {
+  const components = defaultComponents(input)
+  const defaultHash = hashComponents(projectId, components)
+  const override = input.override
+  if (!override || override.every((part) => DEFAULT_PLACEHOLDER.test(part))) {
+    return { fingerprint: defaultHash, algorithm: GROUPING_ALGORITHM, components }
+  }
+  const usesDefault = override.some((part) => DEFAULT_PLACEHOLDER.test(part))
+  const custom: GroupingComponent = {
+    id: 'custom',
+    contributes: true,
+    values: override.map((part) => (DEFAULT_PLACEHOLDER.test(part) ? defaultHash : part)),
+    hint: usesDefault ? 'the client’s fingerprint, with {{ default }} standing for the computed one' : 'the client’s fingerprint replaces the computed one',
+  }
+  const shown = components.map((component) =>
+    usesDefault || !component.contributes ? component : { ...component, contributes: false, hint: 'replaced by the client’s fingerprint' },
+  )
+  return { fingerprint: hashComponents(projectId, [custom]), algorithm: GROUPING_ALGORITHM, components: [...shown, custom] }
+}
+
+function hashComponents(projectId: string, components: GroupingComponent[]): string {
+  const hashed = components.filter((component) => component.contributes).map((component) => [component.id, component.values])
+  return createHash('sha256').update(JSON.stringify([GROUPING_ALGORITHM, projectId, hashed])).digest('hex')
+}
+
+function defaultComponents(input: GroupingInput): GroupingComponent[] {
+  const exception: GroupingComponent = { id: 'exception', contributes: true, values: [input.name.trim()], hint: 'the exception name always counts' }
+  const callSites = inAppCallSites(input.frames)
+  const hasStack = callSites.length > 0
+  const stacktrace: GroupingComponent = {
+    id: 'stacktrace',
+    contributes: hasStack,
+    values: callSites,
+    hint: hasStack
+      ? 'in-app frames, innermost first: module or file name and function, without line numbers or paths'
+      : input.frames.length > 0
+        ? 'not used: no frame is in-app'
+        : 'not used: no stack trace',
+  }
+  const message: GroupingComponent = {
+    id: 'message',
+    contributes: !hasStack,
+    values: [parameterizeMessage(input.message)],
+    hint: hasStack ? 'not used: the stack trace identifies the error' : 'the message with variable parts replaced by placeholders',
+  }
+  return [exception, stacktrace, message]
+}
+
+/** `module-or-file function` of each in-app frame; repeats of one call site (recursion) count once. */
+function inAppCallSites(frames: Frame[]): string[] {
+  const sites: string[] = []
+  for (const frame of frames) {
+    if (!frame.inApp) continue
+    const where = frame.module ? normalizeModule(frame.module) : frame.filename ? fileBasename(frame.filename) : ''
+    const fn = normalizeFunction(frame.function)
+    if (where === '' && fn === '?') continue
+    const site = `${where} ${fn}`
+    if (sites[sites.length - 1] !== site) sites.push(site)
+  }
+  return sites
+}
+
+/** Lower-cased base name without query, fragment or a content hash (`main.3f9a2b1c.js` → `main.js`). */
+export function fileBasename(path: string): string {
+  const withoutQuery = path.replace(/[?#].*$/, '')
+  const base = withoutQuery.slice(Math.max(withoutQuery.lastIndexOf('/'), withoutQuery.lastIndexOf('\\')) + 1)
+  return base.toLowerCase().replace(/[.-](?=[0-9a-f]*\d)[0-9a-f]{8,}(?=\.)/g, '')
+}
+
+// Numbered anonymous classes and JVM lambdas are renumbered whenever the surrounding code changes.
+function normalizeModule(module: string): string {
+  return module.replace(/\$\$Lambda.*$/, '$$$$Lambda').replace(/\$\d+/g, '$$')
+}
+
+function normalizeFunction(fn: string | null): string {
+  if (!fn) return '?'
+  const name = fn
+    .replace(/^async /, '')
+    .replace(/ \[as [^\]]*\]$/, '')
+    .replace(/^(lambda\$.*?)\$\d+$/, '$1')
+  return name === '' ? '?' : name
+}
+
+// Order matters: a URL holds numbers and may hold an e-mail address; a date-time holds a time.
+const PARAMETERS: [RegExp, string][] = [
+  [/(^|[\s(\[{=:,])('[^'\n]*'|"[^"\n]*"|`[^`\n]*`)(?=$|[\s)\]},.;:!?])/g, '$1<quoted>'],
+  [/\b[a-z][a-z0-9+.-]*:\/\/[^\s'"<>]+/gi, '<url>'],
+  [/\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g, '<email>'],
+  [/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '<uuid>'],
+  [/\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?(?![\w:])/g, '<datetime>'],
+  [/\b\d{4}-\d{2}-\d{2}\b/g, '<date>'],
+  [/\b(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?\b/g, '<ip>'],
+  [/(?<![\w:])(?=[0-9a-f:]*::|(?:[0-9a-f]{1,4}:){7})[0-9a-f:]{3,39}(?![\w:])/gi, '<ip>'],
+  [/\b\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?\b/g, '<time>'],
+  [/\b(?:[0-9a-f]{64}|[0-9a-f]{40}|[0-9a-f]{32})\b/gi, '<hash>'],
+  [/\b0x[0-9a-f]+\b/gi, '<hex>'],
+  [/\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}\b/gi, '<hex>'],
+  [/(?<![\w<])\d+(?:\.\d+)?\s?(?:ns|µs|us|ms|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?)\b/gi, '<duration>'],
+  [/\b(?=[\w-]*\d[\w-]*\d)(?=[\w-]*[a-z])[a-z0-9][\w-]{9,}\b/gi, '<id>'],
+  [/(?<![\w<])[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?\b/gi, '<num>'],
+]
+
+/** The message with its variable parts (ids, addresses, times, numbers, quoted values) replaced by placeholders. */
+export function parameterizeMessage(message: string): string {
+  let text = message
+  for (const [pattern, placeholder] of PARAMETERS) text = text.replace(pattern, placeholder)
+  return text.replace(/\s+/g, ' ').trim()
+}

@@ -1,0 +1,266 @@
+import { Type, type Static } from 'typebox'
+import type { Kysely } from 'kysely'
+import type { Storage } from '../storage/storage.ts'
+import { ProblemError } from '../http/problem.ts'
+import { pageAfter, toPage, type Page } from '../http/list.ts'
+import { isoTime } from '../ids.ts'
+import { findProject } from '../projects/store.ts'
+import { groupRow, OCCURRENCES_KEPT_PER_GROUP, TAG_KEYS, type GroupRow } from './group-store.ts'
+import { parseStackTrace, type Frame } from './stack-trace.ts'
+
+const RECENT_OCCURRENCES = 20
+const DAYS_SHOWN = 14
+const DAY_MS = 86_400_000
+
+const Time = Type.String({ format: 'date-time' })
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()])
+
+export const GroupStatusSchema = Type.Union([Type.Literal('unresolved'), Type.Literal('resolved'), Type.Literal('ignored')])
+
+export const ErrorGroup = Type.Object({
+  fingerprint: Type.String({ description: 'the fingerprint the group is known by; any fingerprint in `fingerprints` finds it too' }),
+  projectId: Type.String(),
+  name: Type.String({ description: 'exception name of the latest occurrence' }),
+  message: Type.String({ description: 'message of the latest occurrence' }),
+  status: GroupStatusSchema,
+  regressed: Type.Boolean({ description: 'reopened by an occurrence after it was resolved; cleared by the next triage' }),
+  firstSeen: Time,
+  lastSeen: Time,
+  count: Type.Integer({ description: `every occurrence ever, exact (only the latest ${OCCURRENCES_KEPT_PER_GROUP} are kept)` }),
+  environments: Type.Array(Type.String()),
+  releases: Type.Array(Type.String(), { description: 'in the order they were first seen' }),
+  services: Type.Array(Type.String()),
+  firstRelease: Nullable(Type.String()),
+  lastRelease: Nullable(Type.String({ description: 'the release of the latest occurrence that named one' })),
+  fingerprints: Type.Array(Type.String(), { description: 'every fingerprint merged into the group, the oldest first' }),
+})
+
+const OccurrenceFrame = Type.Object({
+  function: Nullable(Type.String()),
+  module: Nullable(Type.String()),
+  filename: Nullable(Type.String()),
+  lineno: Nullable(Type.Integer()),
+  colno: Nullable(Type.Integer()),
+  inApp: Type.Boolean(),
+})
+
+export const ErrorOccurrence = Type.Object({
+  id: Type.String(),
+  fingerprint: Type.String({ description: 'the fingerprint computed for it' }),
+  timestamp: Time,
+  receivedAt: Time,
+  name: Type.String(),
+  message: Type.String(),
+  stack: Nullable(Type.String()),
+  frames: Nullable(Type.Array(OccurrenceFrame, { description: 'parsed or given frames, innermost first' })),
+  release: Nullable(Type.String()),
+  environment: Nullable(Type.String()),
+  service: Nullable(Type.String()),
+  request: Nullable(Type.Record(Type.String(), Type.Unknown())),
+  metadata: Type.Record(Type.String(), Type.Unknown(), { description: 'the capture’s fields beyond the known ones' }),
+})
+
+const GroupingComponentSchema = Type.Object({
+  id: Type.String({ description: 'exception, stacktrace, message or custom' }),
+  contributes: Type.Boolean({ description: 'whether its values went into the hash' }),
+  values: Type.Array(Type.String()),
+  hint: Type.String({ description: 'why it counts or not' }),
+})
+
+export const ErrorGroupDetail = Type.Object({
+  ...ErrorGroup.properties,
+  grouping: Type.Array(
+    Type.Object({
+      fingerprint: Type.String(),
+      algorithm: Type.String({ description: 'the grouping algorithm version that computed it' }),
+      components: Type.Array(GroupingComponentSchema),
+      count: Type.Integer(),
+      firstSeen: Time,
+      lastSeen: Time,
+    }),
+    { description: 'why occurrences share this group: the components hashed into each of its fingerprints' },
+  ),
+  countsPerDay: Type.Array(Type.Object({ date: Type.String({ format: 'date' }), count: Type.Integer() }), {
+    description: 'the last 14 UTC days, oldest first, today included',
+  }),
+  occurrences: Type.Array(ErrorOccurrence, { description: `the most recent, newest first (at most ${RECENT_OCCURRENCES})` }),
+})
+
+export type ErrorGroup = Static<typeof ErrorGroup>
+
+export const GROUP_SORTS = { last_seen: 'last_seen', first_seen: 'first_seen', count: 'count' } as const
+
+export interface GroupFilters {
+  status?: string
+  environment?: string
+  release?: string
+  service?: string
+  q?: string
+  sort?: keyof typeof GROUP_SORTS
+}
+
+
+/** The group a fingerprint belongs to, if the caller's organisation may see it; else a 404. */
+export async function findGroup(db: Kysely<any>, orgId: string, fingerprint: string): Promise<GroupRow> {
+  const row = await db
+    .selectFrom('error_fingerprints')
+    .innerJoin('error_groups', 'error_groups.id', 'error_fingerprints.group_id')
+    .selectAll('error_groups')
+    .where('error_fingerprints.fingerprint', '=', fingerprint)
+    .executeTakeFirst()
+  const notFound = new ProblemError(404, 'not_found', `error group ${fingerprint} was not found`)
+  if (!row) throw notFound
+  await withNotFound(findProject(db, orgId, row.project_id), notFound)
+  return groupRow(row)
+}
+
+/** What `find` finds, its 404 replaced by `notFound` (so as to name the right thing); other failures pass through. */
+export async function withNotFound<T>(find: Promise<T>, notFound: ProblemError): Promise<T> {
+  try {
+    return await find
+  } catch (error) {
+    throw error instanceof ProblemError && error.status === 404 ? notFound : error
+  }
+}
+
+/** A project's groups, filtered and sorted (newest, oldest or most frequent first), one page. */
+export async function listGroups(db: Kysely<any>, storage: Storage, projectId: string, filters: GroupFilters, limit: number, cursor?: string): Promise<Page<ErrorGroup>> {
+  let query = db.selectFrom('error_groups').selectAll().where('project_id', '=', projectId)
+  if (filters.status !== undefined) query = query.where('status', '=', filters.status)
+  if (filters.q !== undefined) {
+    const needle = filters.q
+    query = query.where((eb) => eb.or([storage.containsText('name', needle), storage.containsText('message', needle)]))
+  }
+  for (const key of TAG_KEYS) {
+    const value = filters[key]
+    if (value === undefined) continue
+    query = query.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('error_fingerprint_tags')
+          .select('error_fingerprint_tags.group_id')
+          .whereRef('error_fingerprint_tags.group_id', '=', 'error_groups.id')
+          .where('error_fingerprint_tags.key', '=', key)
+          .where('error_fingerprint_tags.value', '=', value),
+      ),
+    )
+  }
+  const sortColumn = GROUP_SORTS[filters.sort ?? 'last_seen']
+  const rows = (await pageAfter(query, cursor, limit, sortColumn, 'id').execute()).map(groupRow)
+  const page = toPage(rows, limit, (row) => [row[sortColumn], row.id], (row) => row)
+  return { data: await describeGroups(db, page.data), nextCursor: page.nextCursor }
+}
+
+/** Groups as the API shows them, with the environments, releases and fingerprints of each. */
+export async function describeGroups(db: Kysely<any>, rows: GroupRow[]): Promise<ErrorGroup[]> {
+  if (rows.length === 0) return []
+  const ids = rows.map((row) => row.id)
+  const tags = await db
+    .selectFrom('error_fingerprint_tags')
+    .select((eb) => ['group_id', 'key', 'value', eb.fn.min('first_seen').as('first_seen'), eb.fn.max('last_seen').as('last_seen')])
+    .where('group_id', 'in', ids)
+    .groupBy(['group_id', 'key', 'value'])
+    .orderBy('first_seen')
+    .orderBy('value')
+    .execute()
+  const fingerprints = await groupFingerprints(db, ids)
+  return rows.map((row) => {
+    const own = tags.filter((tag) => tag.group_id === row.id)
+    const values = (key: string) => own.filter((tag) => tag.key === key)
+    const releases = values('release')
+    const lastRelease = releases.reduce<(typeof releases)[number] | undefined>((latest, tag) => (latest && Number(latest.last_seen) >= Number(tag.last_seen) ? latest : tag), undefined)
+    return {
+      fingerprint: row.fingerprint,
+      projectId: row.project_id,
+      name: row.name,
+      message: row.message,
+      status: row.status,
+      regressed: row.regressed === 1,
+      firstSeen: isoTime(row.first_seen)!,
+      lastSeen: isoTime(row.last_seen)!,
+      count: row.count,
+      environments: values('environment').map((tag) => tag.value),
+      releases: releases.map((tag) => tag.value),
+      services: values('service').map((tag) => tag.value),
+      firstRelease: releases[0]?.value ?? null,
+      lastRelease: lastRelease?.value ?? null,
+      fingerprints: fingerprints.filter((item) => item.groupId === row.id).map((item) => item.fingerprint),
+    }
+  })
+}
+
+/** The fingerprints of groups with their totals (summed over their days), the oldest first. */
+export async function groupFingerprints(db: Kysely<any>, groupIds: string[]) {
+  const rows = await db
+    .selectFrom('error_fingerprint_days')
+    .select((eb) => ['group_id', 'fingerprint', eb.fn.sum('count').as('count'), eb.fn.min('first_seen').as('first_seen'), eb.fn.max('last_seen').as('last_seen')])
+    .where('group_id', 'in', groupIds)
+    .groupBy(['group_id', 'fingerprint'])
+    .orderBy('first_seen')
+    .orderBy('fingerprint')
+    .execute()
+  return rows.map((row) => ({
+    groupId: row.group_id as string,
+    fingerprint: row.fingerprint as string,
+    count: Number(row.count),
+    firstSeen: Number(row.first_seen),
+    lastSeen: Number(row.last_seen),
+  }))
+}
+
+/** The group with why it groups, its last 14 days and its most recent occurrences. */
+export async function groupDetail(db: Kysely<any>, storage: Storage, row: GroupRow, now = Date.now()): Promise<Static<typeof ErrorGroupDetail>> {
+  const [group] = await describeGroups(db, [row])
+  const totals = await groupFingerprints(db, [row.id])
+  const hashed = await db.selectFrom('error_fingerprints').select(['fingerprint', 'algorithm', 'components']).where('group_id', '=', row.id).execute()
+  const today = Math.floor(now / DAY_MS)
+  const dayRows = await db
+    .selectFrom('error_fingerprint_days')
+    .select((eb) => ['day', eb.fn.sum('count').as('count')])
+    .where('group_id', '=', row.id)
+    .where('day', '>', today - DAYS_SHOWN)
+    .groupBy('day')
+    .execute()
+  const perDay = new Map(dayRows.map((day) => [Number(day.day), Number(day.count)]))
+  const occurrences = await recentOccurrences(db, storage, row.id, RECENT_OCCURRENCES)
+  return {
+    ...group,
+    grouping: totals.map((item) => {
+      const { algorithm, components } = hashed.find((entry) => entry.fingerprint === item.fingerprint)!
+      return {
+        fingerprint: item.fingerprint,
+        algorithm,
+        components: storage.parseJson(components),
+        count: item.count,
+        firstSeen: isoTime(item.firstSeen)!,
+        lastSeen: isoTime(item.lastSeen)!,
+      }
+    }),
+    countsPerDay: Array.from({ length: DAYS_SHOWN }, (_, index) => {
+      const day = today - DAYS_SHOWN + 1 + index
+      return { date: new Date(day * DAY_MS).toISOString().slice(0, 10), count: perDay.get(day) ?? 0 }
+    }),
+    occurrences: occurrences.data,
+  }
+}
+
+/** A group's stored occurrences, newest first, one page. */
+export async function recentOccurrences(db: Kysely<any>, storage: Storage, groupId: string, limit: number, cursor?: string) {
+  const query = db.selectFrom('error_occurrences').selectAll().where('group_id', '=', groupId)
+  const rows = await pageAfter(query, cursor, limit, 'ts', 'id').execute()
+  return toPage(rows, limit, (row) => [Number(row.ts), row.id], (row): Static<typeof ErrorOccurrence> => ({
+    id: row.id,
+    fingerprint: row.fingerprint,
+    timestamp: isoTime(Number(row.ts))!,
+    receivedAt: isoTime(Number(row.received_at))!,
+    name: row.name,
+    message: row.message,
+    stack: row.stack,
+    frames: row.frames !== null ? storage.parseJson<Frame[]>(row.frames) : row.stack !== null ? parseStackTrace(row.stack) : null,
+    release: row.release,
+    environment: row.environment,
+    service: row.service,
+    request: row.request === null ? null : storage.parseJson<Record<string, unknown>>(row.request),
+    metadata: storage.parseJson<Record<string, unknown>>(row.metadata),
+  }))
+}

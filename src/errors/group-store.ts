@@ -1,0 +1,334 @@
+import { sql, type Kysely } from 'kysely'
+import type { PortalContext } from '../context.ts'
+import { isoTime, newId } from '../ids.ts'
+import type { Grouping } from './fingerprint.ts'
+import type { Frame } from './stack-trace.ts'
+
+/** The most recent occurrences kept per group; older ones are deleted, counts stay exact. */
+export const OCCURRENCES_KEPT_PER_GROUP = 100
+
+export type GroupStatus = 'unresolved' | 'resolved' | 'ignored'
+
+/** An exception occurrence, grouped already, on its way into storage. */
+export interface Occurrence {
+  id: string
+  projectId: string
+  ts: number
+  receivedAt: number
+  name: string
+  message: string
+  stack: string | null
+  /** structured frames as given; frames parsed from `stack` are parsed again when read, not stored twice */
+  frames: Frame[] | null
+  release: string | null
+  environment: string | null
+  service: string | null
+  request: Record<string, unknown> | null
+  metadata: Record<string, unknown>
+  grouping: Grouping
+}
+
+export interface RecordedOccurrence {
+  id: string
+  fingerprint: string
+  /** the fingerprint the group is known by; another one when this fingerprint was merged into it */
+  groupFingerprint: string
+  isNewGroup: boolean
+}
+
+export interface GroupRow {
+  id: string
+  project_id: string
+  fingerprint: string
+  name: string
+  message: string
+  status: GroupStatus
+  regressed: number
+  count: number
+  first_seen: number
+  last_seen: number
+  status_changed_at: number | null
+  created_at: number
+}
+
+interface FingerprintRow {
+  fingerprint: string
+  group_id: string
+}
+
+interface Totals {
+  count: number
+  first_seen: number
+  last_seen: number
+}
+
+interface TouchedGroup {
+  row: GroupRow
+  isNew: boolean
+  regressedNow: boolean
+}
+
+/** The values of an occurrence a group is filtered by and shows; in `error_fingerprint_tags`. */
+export const TAG_KEYS = ['environment', 'release', 'service'] as const
+
+const DAY_MS = 86_400_000
+// SQLite allows 32,766 bound values a statement and PostgreSQL 65,535; stay well under both.
+const MAX_VALUES_PER_STATEMENT = 30_000
+const MAX_KEYS_PER_SELECT = 5_000
+
+/**
+ * Stores occurrences in their groups inside `trx`: a fingerprint seen for the first time opens a
+ * group (announced as error.group.created), an occurrence of a resolved group reopens it as
+ * regressed (error.group.regressed). Each project's grouping holds a transaction lock, so captures
+ * of one new error racing on several connections or portals still open exactly one group.
+ */
+export async function recordOccurrences(trx: Kysely<any>, ctx: PortalContext, occurrences: Occurrence[]): Promise<RecordedOccurrence[]> {
+  const byProject = new Map<string, Occurrence[]>()
+  for (const occurrence of occurrences) {
+    const list = byProject.get(occurrence.projectId)
+    if (list) list.push(occurrence)
+    else byProject.set(occurrence.projectId, [occurrence])
+  }
+  const recorded = new Map<Occurrence, RecordedOccurrence>()
+  // Locks are always taken in the same order, so two transactions never wait on each other.
+  for (const projectId of [...byProject.keys()].sort()) {
+    const items = byProject.get(projectId)!
+    await lockProjectGroups(trx, ctx, projectId)
+    const results = await recordProjectOccurrences(trx, ctx, projectId, items)
+    items.forEach((item, index) => recorded.set(item, results[index]))
+  }
+  return occurrences.map((occurrence) => recorded.get(occurrence)!)
+}
+
+/** Serialises every change to one project's groups: grouping, triage, merge and unmerge. */
+export function lockProjectGroups(trx: Kysely<any>, ctx: PortalContext, projectId: string): Promise<void> {
+  return ctx.storage.lockInTransaction(trx, `error-groups:${projectId}`)
+}
+
+async function recordProjectOccurrences(trx: Kysely<any>, ctx: PortalContext, projectId: string, items: Occurrence[]): Promise<RecordedOccurrence[]> {
+  const fingerprints = await loadFingerprints(trx, [...new Set(items.map((item) => item.grouping.fingerprint))])
+  const groups = await loadGroups(trx, [...new Set([...fingerprints.values()].map((row) => row.group_id))])
+  const newFingerprints: Record<string, unknown>[] = []
+  const days = new Map<string, { fingerprint: string; day: number; group_id: string } & Totals>()
+  const tags = new Map<string, { fingerprint: string; key: string; value: string; group_id: string } & Totals>()
+  const touchedGroups = new Set<TouchedGroup>()
+  const occurrenceRows: ReturnType<typeof occurrenceRow>[] = []
+
+  const results = items.map((occurrence) => {
+    const fingerprint = occurrence.grouping.fingerprint
+    let known = fingerprints.get(fingerprint)
+    if (!known) {
+      known = { fingerprint, group_id: openGroup(groups, projectId, occurrence) }
+      fingerprints.set(fingerprint, known)
+      const { algorithm, components } = occurrence.grouping
+      newFingerprints.push({ ...known, project_id: projectId, algorithm, components: JSON.stringify(components) })
+    }
+    const groupId = known.group_id
+    const group = groups.get(groupId)!
+    const isNewGroup = group.isNew && group.row.count === 0
+    addToGroup(group, occurrence)
+    touchedGroups.add(group)
+    occurrenceRows.push(occurrenceRow(occurrence, groupId))
+    const day = Math.floor(occurrence.ts / DAY_MS)
+    countUnder(days, `${fingerprint}|${day}`, () => ({ fingerprint, day, group_id: groupId }), occurrence.ts)
+    for (const key of TAG_KEYS) {
+      const value = occurrence[key]
+      if (value !== null) countUnder(tags, `${fingerprint}|${key}|${value}`, () => ({ fingerprint, key, value, group_id: groupId }), occurrence.ts)
+    }
+    return { id: occurrence.id, fingerprint, groupFingerprint: group.row.fingerprint, isNewGroup }
+  })
+
+  await upsertGroups(trx, [...touchedGroups].map((group) => group.row))
+  await insertInChunks(newFingerprints, (rows) => trx.insertInto('error_fingerprints').values(rows).execute())
+  await addTotals(trx, 'error_fingerprint_days', ['fingerprint', 'day'], [...days.values()])
+  await addTotals(trx, 'error_fingerprint_tags', ['fingerprint', 'key', 'value'], [...tags.values()])
+  await insertInChunks(occurrenceRows, (rows) => trx.insertInto('error_occurrences').values(rows).execute())
+  for (const group of touchedGroups) {
+    if (group.row.count > OCCURRENCES_KEPT_PER_GROUP) await trimOccurrences(trx, group.row.id)
+    if (group.isNew) await ctx.notifications.publish(trx, projectId, 'error.group.created', notificationData(group.row))
+    if (group.regressedNow) await ctx.notifications.publish(trx, projectId, 'error.group.regressed', notificationData(group.row))
+  }
+  return results
+}
+
+async function loadFingerprints(trx: Kysely<any>, fingerprints: string[]): Promise<Map<string, FingerprintRow>> {
+  const rows = await selectIn(fingerprints, (chunk) => trx.selectFrom('error_fingerprints').select(['fingerprint', 'group_id']).where('fingerprint', 'in', chunk).execute())
+  return new Map(rows.map((row) => [row.fingerprint, row]))
+}
+
+async function loadGroups(trx: Kysely<any>, ids: string[]): Promise<Map<string, TouchedGroup>> {
+  const rows = await selectIn(ids, (chunk) => trx.selectFrom('error_groups').selectAll().where('id', 'in', chunk).execute())
+  return new Map(rows.map((row) => [row.id, { row: groupRow(row), isNew: false, regressedNow: false }]))
+}
+
+/** Rows matching a list of keys too long for one statement (an ingest batch may carry thousands). */
+async function selectIn<R>(keys: string[], select: (chunk: string[]) => Promise<R[]>): Promise<R[]> {
+  const rows: R[] = []
+  for (let start = 0; start < keys.length; start += MAX_KEYS_PER_SELECT) rows.push(...(await select(keys.slice(start, start + MAX_KEYS_PER_SELECT))))
+  return rows
+}
+
+/** A group row with its numbers as numbers, whichever database it came from. */
+export function groupRow(row: Record<string, any>): GroupRow {
+  return {
+    ...(row as GroupRow),
+    regressed: Number(row.regressed),
+    count: Number(row.count),
+    first_seen: Number(row.first_seen),
+    last_seen: Number(row.last_seen),
+    status_changed_at: row.status_changed_at === null ? null : Number(row.status_changed_at),
+    created_at: Number(row.created_at),
+  }
+}
+
+/** A new group for the occurrence's fingerprint; returns its id. */
+function openGroup(groups: Map<string, TouchedGroup>, projectId: string, occurrence: Occurrence): string {
+  const fingerprint = occurrence.grouping.fingerprint
+  const id = newId('grp', occurrence.receivedAt)
+  groups.set(id, {
+    row: {
+      id,
+      project_id: projectId,
+      fingerprint,
+      name: occurrence.name,
+      message: occurrence.message,
+      status: 'unresolved',
+      regressed: 0,
+      count: 0,
+      first_seen: occurrence.ts,
+      last_seen: occurrence.ts,
+      status_changed_at: null,
+      created_at: occurrence.receivedAt,
+    },
+    isNew: true,
+    regressedNow: false,
+  })
+  return id
+}
+
+/** Counts an occurrence at `ts` into the batch's totals under `key` (a fingerprint's day, environment, release or service). */
+function countUnder<R extends Totals>(map: Map<string, R>, key: string, fresh: () => Omit<R, keyof Totals>, ts: number) {
+  const totals = map.get(key) ?? ({ ...fresh(), count: 0, first_seen: ts, last_seen: ts } as R)
+  countInto(totals, ts)
+  map.set(key, totals)
+}
+
+function countInto(totals: Totals, ts: number) {
+  totals.count++
+  totals.first_seen = Math.min(totals.first_seen, ts)
+  totals.last_seen = Math.max(totals.last_seen, ts)
+}
+
+function addToGroup(group: TouchedGroup, occurrence: Occurrence) {
+  const row = group.row
+  // The group reads like its latest occurrence.
+  if (occurrence.ts >= row.last_seen) {
+    row.name = occurrence.name
+    row.message = occurrence.message
+  }
+  countInto(row, occurrence.ts)
+  if (row.status === 'resolved') {
+    row.status = 'unresolved'
+    row.regressed = 1
+    row.status_changed_at = occurrence.receivedAt
+    group.regressedNow = true
+  }
+}
+
+/** Writes whole group rows: new ones are inserted, known ones (read under the lock) take the new totals. */
+export async function upsertGroups(trx: Kysely<any>, rows: GroupRow[]) {
+  await insertInChunks(rows, (chunk) =>
+    trx
+      .insertInto('error_groups')
+      .values(chunk)
+      .onConflict((conflict) =>
+        conflict.column('id').doUpdateSet((eb) => ({
+          fingerprint: eb.ref('excluded.fingerprint'),
+          name: eb.ref('excluded.name'),
+          message: eb.ref('excluded.message'),
+          status: eb.ref('excluded.status'),
+          regressed: eb.ref('excluded.regressed'),
+          count: eb.ref('excluded.count'),
+          first_seen: eb.ref('excluded.first_seen'),
+          last_seen: eb.ref('excluded.last_seen'),
+          status_changed_at: eb.ref('excluded.status_changed_at'),
+        })),
+      )
+      .execute(),
+  )
+}
+
+/** Adds a batch's counts to stored totals, keeping the earliest first and latest last seen. */
+async function addTotals(trx: Kysely<any>, table: string, key: string[], rows: Totals[]) {
+  const stored = (column: string) => sql.ref(`${table}.${column}`)
+  await insertInChunks(rows, (chunk) =>
+    trx
+      .insertInto(table)
+      .values(chunk)
+      .onConflict((conflict) =>
+        conflict.columns(key).doUpdateSet({
+          count: sql`${stored('count')} + excluded.count`,
+          first_seen: sql`case when excluded.first_seen < ${stored('first_seen')} then excluded.first_seen else ${stored('first_seen')} end`,
+          last_seen: sql`case when excluded.last_seen > ${stored('last_seen')} then excluded.last_seen else ${stored('last_seen')} end`,
+        }),
+      )
+      .execute(),
+  )
+}
+
+function occurrenceRow(occurrence: Occurrence, groupId: string) {
+  return {
+    id: occurrence.id,
+    project_id: occurrence.projectId,
+    group_id: groupId,
+    fingerprint: occurrence.grouping.fingerprint,
+    ts: occurrence.ts,
+    received_at: occurrence.receivedAt,
+    name: occurrence.name,
+    message: occurrence.message,
+    stack: occurrence.stack,
+    frames: occurrence.frames === null ? null : JSON.stringify(occurrence.frames),
+    release: occurrence.release,
+    environment: occurrence.environment,
+    service: occurrence.service,
+    request: occurrence.request === null ? null : JSON.stringify(occurrence.request),
+    metadata: JSON.stringify(occurrence.metadata),
+  }
+}
+
+/** Deletes a group's occurrences older than the most recent OCCURRENCES_KEPT_PER_GROUP. */
+export async function trimOccurrences(trx: Kysely<any>, groupId: string) {
+  const oldestKept = await trx
+    .selectFrom('error_occurrences')
+    .select(['ts', 'id'])
+    .where('group_id', '=', groupId)
+    .orderBy('ts', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .offset(OCCURRENCES_KEPT_PER_GROUP - 1)
+    .executeTakeFirst()
+  if (!oldestKept) return
+  await trx
+    .deleteFrom('error_occurrences')
+    .where('group_id', '=', groupId)
+    .where(sql<boolean>`(ts, id) < (${Number(oldestKept.ts)}, ${oldestKept.id})`)
+    .execute()
+}
+
+async function insertInChunks<R extends object>(rows: R[], insert: (chunk: R[]) => Promise<unknown>) {
+  if (rows.length === 0) return
+  const perStatement = Math.max(1, Math.floor(MAX_VALUES_PER_STATEMENT / Object.keys(rows[0]).length))
+  for (let start = 0; start < rows.length; start += perStatement) await insert(rows.slice(start, start + perStatement))
+}
+
+function notificationData(row: GroupRow): Record<string, unknown> {
+  return {
+    fingerprint: row.fingerprint,
+    name: row.name,
+    message: row.message,
+    status: row.status,
+    count: row.count,
+    firstSeen: isoTime(row.first_seen),
+    lastSeen: isoTime(row.last_seen),
+  }
+}

@@ -1,0 +1,199 @@
+import { Type } from 'typebox'
+import type { FastifyPluginAsync } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { Kysely } from 'kysely'
+import type { PortalContext } from '../context.ts'
+import { accessPrincipal, type Principal } from '../http/auth.ts'
+import { DEFAULT_LIMIT, List, PageQuery } from '../http/list.ts'
+import { problemResponses } from '../http/problem.ts'
+import { findProject } from '../projects/store.ts'
+import { CaptureBody, CaptureResponse, occurrenceFromCapture } from './capture.ts'
+import { createGroupCommitter } from '../storage/group-commit.ts'
+import { OCCURRENCES_KEPT_PER_GROUP, recordOccurrences, type Occurrence, type RecordedOccurrence } from './group-store.ts'
+import {
+  describeGroups,
+  ErrorGroup,
+  ErrorGroupDetail,
+  ErrorOccurrence,
+  findGroup,
+  groupDetail,
+  GroupStatusSchema,
+  listGroups,
+  recentOccurrences,
+} from './group-reads.ts'
+import { mergeGroups, setGroupStatus, unmergeFingerprints } from './triage.ts'
+
+const tags = ['errors']
+const MAX_CAPTURES_PER_TRANSACTION = 500
+const Fingerprint = Type.String({ pattern: '^[0-9a-f]{64}$', description: 'a group fingerprint: 64 lower-case hex digits' })
+const FingerprintParams = Type.Object({ fingerprint: Fingerprint })
+const FingerprintList = (description: string) =>
+  Type.Object({ fingerprints: Type.Array(Fingerprint, { minItems: 1, maxItems: 100, description }) }, { additionalProperties: false })
+
+const GroupsQuery = Type.Object(
+  {
+    project_id: Type.String(),
+    ...PageQuery,
+    status: Type.Optional(GroupStatusSchema),
+    environment: Type.Optional(Type.String({ description: 'groups with an occurrence in this environment' })),
+    release: Type.Optional(Type.String({ description: 'groups with an occurrence in this release' })),
+    service: Type.Optional(Type.String({ description: 'groups with an occurrence from this service' })),
+    q: Type.Optional(Type.String({ minLength: 1, description: 'case-insensitive text within the name or message' })),
+    sort: Type.Optional(
+      Type.Union([Type.Literal('last_seen'), Type.Literal('first_seen'), Type.Literal('count')], {
+        description: 'newest last occurrence (default), newest group, or most occurrences first; a cursor belongs to its sort',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+/** The errors module's own routes: capture, the grouped reads, triage, merge and unmerge. */
+export const errorRoutes: FastifyPluginAsync<{ ctx: PortalContext }> = async (plugin, { ctx }) => {
+  const app = plugin.withTypeProvider<TypeBoxTypeProvider>()
+  const db = ctx.storage.db as unknown as Kysely<any>
+  // Captures arriving together share one transaction; each is answered once it is committed.
+  const committer = createGroupCommitter<Occurrence, RecordedOccurrence>(ctx.storage, (trx, occurrences) => recordOccurrences(trx, ctx, occurrences), MAX_CAPTURES_PER_TRANSACTION)
+  app.addHook('onClose', () => committer.close())
+
+  app.post(
+    '/capture',
+    {
+      config: { access: 'apiKey' },
+      schema: {
+        tags,
+        summary: 'Capture an exception occurrence',
+        description:
+          'Takes a project API key (pk_…) as bearer. Unlike /api/ingest the body is not signed: no X-Service-Signature is needed or checked. ' +
+          'Grouping (algorithm v1): the exception name always counts; with a stack, the in-app frames’ module or lower-cased file base name and ' +
+          'function count (never line or column numbers or path prefixes; node_modules, site-packages and runtime frames are not in-app unless ' +
+          'marked `inApp`); without in-app frames the message counts, with e-mails, URLs, IPs, UUIDs, hashes, hex, dates, times, durations, ' +
+          'numbers, ids and quoted values replaced by placeholders. The fingerprint is the hex SHA-256 of the project and those components. ' +
+          `A group keeps its latest ${OCCURRENCES_KEPT_PER_GROUP} occurrences; its counts stay exact. 201 means the occurrence is committed.`,
+        security: [{ apiKey: [] }],
+        body: CaptureBody,
+        response: { 201: CaptureResponse, ...problemResponses(400, 401, 403, 413, 415, 503) },
+      },
+    },
+    async (request, reply) => {
+      const principal = request.principal as Extract<Principal, { kind: 'apiKey' }>
+      const recorded = await committer.write(occurrenceFromCapture(principal.projectId, request.body, Date.now()))
+      return reply.code(201).send(recorded)
+    },
+  )
+
+  app.get(
+    '/groups',
+    {
+      config: { access: 'read' },
+      schema: { tags, summary: 'A project’s error groups, filtered and sorted', querystring: GroupsQuery, response: { 200: List(ErrorGroup), ...problemResponses(400, 401, 403, 404, 503) } },
+    },
+    async (request) => {
+      const { project_id: projectId, limit = DEFAULT_LIMIT, cursor, ...filters } = request.query
+      await findProject(ctx.storage.db, accessPrincipal(request).orgId, projectId)
+      return listGroups(db, ctx.storage, projectId, filters, limit, cursor)
+    },
+  )
+
+  app.get(
+    '/groups/:fingerprint',
+    {
+      config: { access: 'read' },
+      schema: {
+        tags,
+        summary: 'A group with why its occurrences share it, its last 14 days and its most recent occurrences',
+        description: 'Any fingerprint the group holds finds it, including those merged into it.',
+        params: FingerprintParams,
+        response: { 200: ErrorGroupDetail, ...problemResponses(400, 401, 403, 404, 503) },
+      },
+    },
+    async (request) => groupDetail(db, ctx.storage, await findGroup(db, accessPrincipal(request).orgId, request.params.fingerprint)),
+  )
+
+  app.get(
+    '/groups/:fingerprint/occurrences',
+    {
+      config: { access: 'read' },
+      schema: {
+        tags,
+        summary: `A group’s stored occurrences (its latest ${OCCURRENCES_KEPT_PER_GROUP}), newest first`,
+        params: FingerprintParams,
+        querystring: Type.Object(PageQuery, { additionalProperties: false }),
+        response: { 200: List(ErrorOccurrence), ...problemResponses(400, 401, 403, 404, 503) },
+      },
+    },
+    async (request) => {
+      const group = await findGroup(db, accessPrincipal(request).orgId, request.params.fingerprint)
+      return recentOccurrences(db, ctx.storage, group.id, request.query.limit ?? DEFAULT_LIMIT, request.query.cursor)
+    },
+  )
+
+  app.patch(
+    '/groups/:fingerprint',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Triage a group: unresolved, resolved or ignored',
+        description:
+          'Clears `regressed`. An occurrence of a resolved group reopens it as unresolved with `regressed: true` (error.group.regressed); ' +
+          'an ignored group stays ignored.',
+        params: FingerprintParams,
+        body: Type.Object({ status: GroupStatusSchema }, { additionalProperties: false }),
+        response: { 200: ErrorGroup, ...problemResponses(400, 401, 403, 404, 503) },
+      },
+    },
+    async (request) => {
+      const group = await setGroupStatus(ctx, accessPrincipal(request).orgId, request.params.fingerprint, request.body.status)
+      return (await describeGroups(db, [group]))[0]
+    },
+  )
+
+  app.post(
+    '/groups/:fingerprint/merge',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Merge other groups of the project into this one',
+        description:
+          'The groups that `fingerprints` belong to join this group: it answers to all their fingerprints, counts and days are summed, ' +
+          'it keeps its own status and primary fingerprint, and later occurrences of any of them join it. Undo with unmerge. ' +
+          '404 when a fingerprint is unknown, 422 when it belongs to another project.',
+        params: FingerprintParams,
+        body: FingerprintList('fingerprints whose groups merge into this one'),
+        response: { 200: ErrorGroup, ...problemResponses(400, 401, 403, 404, 422, 503) },
+      },
+    },
+    async (request) => {
+      const group = await mergeGroups(ctx, accessPrincipal(request).orgId, request.params.fingerprint, request.body.fingerprints)
+      return (await describeGroups(db, [group]))[0]
+    },
+  )
+
+  app.post(
+    '/groups/:fingerprint/unmerge',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Take fingerprints out of this group, each into a new group of its own',
+        description:
+          'Each fingerprint leaves with its own counts, days, environments, releases and stored occurrences; its new group is unresolved. ' +
+          'When the group’s primary fingerprint leaves, its oldest remaining fingerprint becomes primary. ' +
+          '422 when a fingerprint is not in the group, or when none would remain.',
+        params: FingerprintParams,
+        body: FingerprintList('fingerprints of this group to put back on their own'),
+        response: {
+          200: Type.Object({ group: ErrorGroup, unmerged: Type.Array(ErrorGroup, { description: 'the new groups, in the order asked' }) }),
+          ...problemResponses(400, 401, 403, 404, 422, 503),
+        },
+      },
+    },
+    async (request) => {
+      const { group, unmerged } = await unmergeFingerprints(ctx, accessPrincipal(request).orgId, request.params.fingerprint, request.body.fingerprints)
+      const [described, ...others] = await describeGroups(db, [group, ...unmerged])
+      return { group: described, unmerged: others }
+    },
+  )
+}
