@@ -59,3 +59,9 @@ export function match(pattern: string, path: string): Record<string, string> | n
   if (!found) return null
   return Object.fromEntries(names.map((name, index) => [name, decodeURIComponent(found[index + 1])]))
 }
+
+/** The named query parameters of the current URL (undefined when absent): a page's filters, passed on to the API. */
+export function useFilters(names: string[]): Record<string, string | undefined> {
+  const { params } = useLocation()
+  return Object.fromEntries(names.map((name) => [name, params.get(name) ?? undefined]))
+}

@@ -1,6 +1,6 @@
 import { queryString, usePaged } from '../api.ts'
 import { Filters, Json, PagedTable, Time } from '../components.tsx'
-import { useLocation } from '../router.tsx'
+import { useFilters } from '../router.tsx'
 
 interface AuditEvent {
   id: string
@@ -11,9 +11,8 @@ interface AuditEvent {
 const FILTERS = ['actor', 'action', 'resource', 'from', 'to']
 
 export function AuditPage({ project }: { project: string }) {
-  const { params } = useLocation()
-  const query = Object.fromEntries(FILTERS.map((name) => [name, params.get(name) ?? undefined]))
-  const list = usePaged<AuditEvent>(`/api/modules/audit/events${queryString({ project_id: project, ...query })}`)
+  const filters = useFilters(FILTERS)
+  const list = usePaged<AuditEvent>(`/api/modules/audit/events${queryString({ project_id: project, ...filters })}`)
   return (
     <section>
       <h1>Audit</h1>

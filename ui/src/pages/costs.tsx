@@ -1,6 +1,6 @@
 import { queryString, useGet } from '../api.ts'
 import { BarChart, Filters, LoadState, Table } from '../components.tsx'
-import { useLocation } from '../router.tsx'
+import { useFilters } from '../router.tsx'
 
 interface PeriodTotal {
   period: string
@@ -32,9 +32,8 @@ function monthBars(rows: PeriodTotal[], currency: string) {
 }
 
 export function CostsPage({ project }: { project: string }) {
-  const { params } = useLocation()
-  const query = Object.fromEntries(FILTERS.map((name) => [name, params.get(name) ?? undefined]))
-  const totals = useGet<CostTotals>(`/api/modules/costs/totals${queryString({ project_id: project, ...query })}`)
+  const filters = useFilters(FILTERS)
+  const totals = useGet<CostTotals>(`/api/modules/costs/totals${queryString({ project_id: project, ...filters })}`)
   const answer = totals.data
   return (
     <section>

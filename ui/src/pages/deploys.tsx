@@ -1,6 +1,6 @@
 import { queryString, usePaged } from '../api.ts'
 import { Badge, Filters, PagedTable, Time } from '../components.tsx'
-import { Link, useLocation, withParams } from '../router.tsx'
+import { Link, useFilters, withParams } from '../router.tsx'
 
 interface LatestDeploy {
   service: string
@@ -20,10 +20,9 @@ interface DeployEvent {
 }
 
 export function DeploysPage({ project }: { project: string }) {
-  const { params } = useLocation()
-  const target = { service: params.get('service') ?? undefined, environment: params.get('environment') ?? undefined }
-  const latest = usePaged<LatestDeploy>(`/api/modules/deploys/latest${queryString({ project_id: project, ...target })}`)
-  const history = usePaged<DeployEvent>(`/api/modules/deploys/events${queryString({ project_id: project, ...target, status: params.get('status') })}`)
+  const { service, environment, status } = useFilters(['service', 'environment', 'status'])
+  const latest = usePaged<LatestDeploy>(`/api/modules/deploys/latest${queryString({ project_id: project, service, environment })}`)
+  const history = usePaged<DeployEvent>(`/api/modules/deploys/events${queryString({ project_id: project, service, environment, status })}`)
   return (
     <section>
       <h1>Deploys</h1>

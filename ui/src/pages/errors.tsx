@@ -1,7 +1,7 @@
 import { api, queryString, useGet, usePaged } from '../api.ts'
 import { Badge, BarChart, Filters, Json, LoadState, PagedTable, Table, Time, useAction } from '../components.tsx'
 import { useCanWrite } from '../identity.ts'
-import { Link, useLocation } from '../router.tsx'
+import { Link, useFilters } from '../router.tsx'
 
 type GroupStatus = 'unresolved' | 'resolved' | 'ignored'
 
@@ -59,9 +59,8 @@ export function StatusBadges({ group }: { group: Pick<ErrorGroup, 'status' | 're
 }
 
 export function ErrorGroupsPage({ project }: { project: string }) {
-  const { params } = useLocation()
-  const query = Object.fromEntries(FILTERS.map((name) => [name, params.get(name) ?? undefined]))
-  const list = usePaged<ErrorGroup>(`/api/errors/groups${queryString({ project_id: project, ...query })}`)
+  const filters = useFilters(FILTERS)
+  const list = usePaged<ErrorGroup>(`/api/errors/groups${queryString({ project_id: project, ...filters })}`)
   return (
     <section>
       <h1>Errors</h1>

@@ -1,7 +1,7 @@
 import type { TargetedSubmitEvent } from 'preact'
 import { queryString, useGet, usePaged } from '../api.ts'
 import { Badge, Filters, Json, PagedTable, Time, useInterval } from '../components.tsx'
-import { Link, navigate, useLocation, withParams } from '../router.tsx'
+import { Link, navigate, useFilters, useLocation, withParams } from '../router.tsx'
 
 interface LogEvent {
   id: string
@@ -21,10 +21,10 @@ export function LogsPage({ project }: { project: string }) {
   const { params } = useLocation()
   const live = params.get('live') === '1'
   const fieldFilters = [...params.entries()].filter(([name]) => name.startsWith(FIELD_PREFIX))
-  const window = { from: params.get('from') ?? undefined, to: params.get('to') ?? undefined, module: params.get('module') ?? undefined }
-  const filters = { ...window, q: params.get('q') ?? undefined, level: params.get('level') ?? undefined, ...Object.fromEntries(fieldFilters) }
+  const { q, level, ...scope } = useFilters(['q', 'level', 'module', 'from', 'to'])
+  const filters = { ...scope, q, level, ...Object.fromEntries(fieldFilters) }
   const list = usePaged<LogEvent>(`/api/modules/logs/events${queryString({ project_id: project, ...filters })}`)
-  const levels = useGet<LevelCounts>(`/api/modules/logs/levels${queryString({ project_id: project, ...window })}`)
+  const levels = useGet<LevelCounts>(`/api/modules/logs/levels${queryString({ project_id: project, ...scope })}`)
   useInterval(live, REFRESH_MS, list.reload)
 
   return (

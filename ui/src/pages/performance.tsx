@@ -1,6 +1,6 @@
 import { queryString, useGet } from '../api.ts'
 import { Filters, LineChart, LoadState, Table } from '../components.tsx'
-import { Link, useLocation, withParams } from '../router.tsx'
+import { Link, useFilters, withParams } from '../router.tsx'
 
 interface Stats {
   count: number
@@ -26,11 +26,9 @@ interface Series {
 }
 
 export function PerformancePage({ project }: { project: string }) {
-  const { params } = useLocation()
-  const window = { service: params.get('service') ?? undefined, from: params.get('from') ?? undefined, to: params.get('to') ?? undefined }
-  const metric = params.get('metric')
-  const summary = useGet<{ data: SummaryRow[] }>(`/api/modules/performance/summary${queryString({ project_id: project, ...window })}`)
-  const series = useGet<Series>(metric ? `/api/modules/performance/series${queryString({ project_id: project, ...window, metric })}` : null)
+  const { metric, ...scope } = useFilters(['metric', 'service', 'from', 'to'])
+  const summary = useGet<{ data: SummaryRow[] }>(`/api/modules/performance/summary${queryString({ project_id: project, ...scope })}`)
+  const series = useGet<Series>(metric ? `/api/modules/performance/series${queryString({ project_id: project, ...scope, metric })}` : null)
   const rows = summary.data?.data
   return (
     <section>
@@ -45,7 +43,7 @@ export function PerformancePage({ project }: { project: string }) {
       {metric && (
         <>
           <h2>
-            {metric} over time {window.service && `(${window.service})`}
+            {metric} over time {scope.service && `(${scope.service})`}
           </h2>
           <LoadState loading={series.loading && !series.data} error={series.error} empty={series.data?.data.length === 0} emptyText="No values of this metric in the window (the series defaults to the last day)." what="the series" />
           {series.data && series.data.data.length > 0 && (

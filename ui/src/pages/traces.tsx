@@ -1,6 +1,6 @@
 import { queryString, useGet, usePaged } from '../api.ts'
 import { Filters, Json, LoadState, PagedTable, Time } from '../components.tsx'
-import { Link, useLocation } from '../router.tsx'
+import { Link, useFilters } from '../router.tsx'
 
 interface SpanSummary {
   spanId: string
@@ -39,8 +39,7 @@ export function formatMs(ms: number): string {
 }
 
 export function TracesPage({ project }: { project: string }) {
-  const { params } = useLocation()
-  const filters = { service: params.get('service') ?? undefined, from: params.get('from') ?? undefined, to: params.get('to') ?? undefined }
+  const filters = useFilters(['service', 'from', 'to'])
   const list = usePaged<Trace>(`/api/traces${queryString({ project_id: project, ...filters })}`)
   return (
     <section>

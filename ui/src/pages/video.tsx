@@ -1,6 +1,6 @@
 import { queryString, usePaged, type Page } from '../api.ts'
 import { Badge, Filters, PagedTable, Time } from '../components.tsx'
-import { Link, useLocation } from '../router.tsx'
+import { Link, useFilters } from '../router.tsx'
 import { StateWithHistory } from './state-history.tsx'
 
 interface Job {
@@ -24,8 +24,8 @@ const Status = ({ status }: { status: string | null }) => (status ? <Badge value
 const Url = ({ url }: { url: string | null }) => (url ? <a href={url} rel="noreferrer noopener" target="_blank">{url}</a> : <span class="muted">—</span>)
 
 export function VideoJobsPage({ project }: { project: string }) {
-  const { params } = useLocation()
-  const list = usePaged<Job>(`/api/video/jobs${queryString({ project_id: project, status: params.get('status') })}`)
+  const filters = useFilters(['status'])
+  const list = usePaged<Job>(`/api/video/jobs${queryString({ project_id: project, ...filters })}`)
   return (
     <section>
       <h1>Video jobs</h1>

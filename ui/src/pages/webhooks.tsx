@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks'
 import { api, queryString, useGet, usePaged } from '../api.ts'
 import { Badge, ConfirmButton, Filters, Json, LoadState, OnceNotice, PagedTable, Table, Time, useAction } from '../components.tsx'
 import { useCanWrite } from '../identity.ts'
-import { Link, useLocation } from '../router.tsx'
+import { Link, useFilters } from '../router.tsx'
 
 interface Endpoint {
   id: string
@@ -169,9 +169,8 @@ function NewEndpoint({ project, onCreated }: { project: string; onCreated(endpoi
 const DELIVERY_FILTERS = ['status', 'endpoint_id', 'event_type']
 
 export function DeliveriesPage({ project }: { project: string }) {
-  const { params } = useLocation()
-  const query = Object.fromEntries(DELIVERY_FILTERS.map((name) => [name, params.get(name) ?? undefined]))
-  const list = usePaged<Delivery>(`/api/webhooks/deliveries${queryString({ project_id: project, ...query })}`)
+  const filters = useFilters(DELIVERY_FILTERS)
+  const list = usePaged<Delivery>(`/api/webhooks/deliveries${queryString({ project_id: project, ...filters })}`)
   return (
     <section>
       <h1>Webhook deliveries</h1>
