@@ -74,6 +74,12 @@ export interface FilterField {
   placeholder?: string
 }
 
+/** `from` (inclusive) and `to` (exclusive), as every time-windowed read takes them. */
+export const TIME_RANGE: FilterField[] = [
+  { name: 'from', label: 'From', kind: 'time' },
+  { name: 'to', label: 'To', kind: 'time' },
+]
+
 /** Filters written into the URL's query on submit; the page reads them back from there. */
 export function Filters(props: { fields: FilterField[]; children?: ComponentChildren }) {
   const { params } = useLocation()

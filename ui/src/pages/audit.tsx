@@ -1,5 +1,5 @@
 import { queryString, usePaged } from '../api.ts'
-import { Filters, Json, PagedTable, Time } from '../components.tsx'
+import { Filters, Json, PagedTable, Time, TIME_RANGE } from '../components.tsx'
 import { useFilters } from '../router.tsx'
 
 interface AuditEvent {
@@ -22,8 +22,7 @@ export function AuditPage({ project }: { project: string }) {
           { name: 'actor', label: 'Actor' },
           { name: 'action', label: 'Action' },
           { name: 'resource', label: 'Resource' },
-          { name: 'from', label: 'From', kind: 'time' },
-          { name: 'to', label: 'To', kind: 'time' },
+          ...TIME_RANGE,
         ]}
       />
       <PagedTable

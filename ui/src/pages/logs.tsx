@@ -1,6 +1,6 @@
 import type { TargetedSubmitEvent } from 'preact'
 import { queryString, useGet, usePaged } from '../api.ts'
-import { Badge, Filters, Json, PagedTable, Time, useInterval } from '../components.tsx'
+import { Badge, Filters, Json, PagedTable, Time, TIME_RANGE, useInterval } from '../components.tsx'
 import { Link, navigate, useFilters, useLocation, withParams } from '../router.tsx'
 
 interface LogEvent {
@@ -35,8 +35,7 @@ export function LogsPage({ project }: { project: string }) {
           { name: 'q', label: 'Search text' },
           { name: 'level', label: 'Level' },
           { name: 'module', label: 'Module' },
-          { name: 'from', label: 'From', kind: 'time' },
-          { name: 'to', label: 'To', kind: 'time' },
+          ...TIME_RANGE,
         ]}
       />
       <FieldFilter active={fieldFilters} />

@@ -1,5 +1,5 @@
 import { queryString, useGet } from '../api.ts'
-import { Filters, LineChart, LoadState, Table } from '../components.tsx'
+import { Filters, LineChart, LoadState, Table, TIME_RANGE } from '../components.tsx'
 import { Link, useFilters, withParams } from '../router.tsx'
 
 interface Stats {
@@ -36,8 +36,7 @@ export function PerformancePage({ project }: { project: string }) {
       <Filters
         fields={[
           { name: 'service', label: 'Service' },
-          { name: 'from', label: 'From', kind: 'time' },
-          { name: 'to', label: 'To', kind: 'time' },
+          ...TIME_RANGE,
         ]}
       />
       {metric && (

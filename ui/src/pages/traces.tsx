@@ -1,5 +1,5 @@
 import { queryString, useGet, usePaged } from '../api.ts'
-import { Filters, Json, LoadState, PagedTable, Time } from '../components.tsx'
+import { Filters, Json, LoadState, PagedTable, Time, TIME_RANGE } from '../components.tsx'
 import { Link, useFilters } from '../router.tsx'
 
 interface SpanSummary {
@@ -47,8 +47,7 @@ export function TracesPage({ project }: { project: string }) {
       <Filters
         fields={[
           { name: 'service', label: 'Service' },
-          { name: 'from', label: 'From', kind: 'time' },
-          { name: 'to', label: 'To', kind: 'time' },
+          ...TIME_RANGE,
         ]}
       />
       <PagedTable
