@@ -127,9 +127,10 @@ describe('web UI in Chromium', () => {
     await signIn(page, `${t.url}/p/${shop.id}/logs`, t.viewerToken)
     await page.getByText('sent 14 reminder e-mails').waitFor()
     assert.equal(await page.locator('tbody tr').count(), 5)
+    await page.getByRole('link', { name: 'error 1' }).waitFor()
 
     await page.getByLabel('Search text').fill('timeout')
-    await page.getByLabel('Level').fill('error')
+    await page.getByLabel('Level', { exact: true }).fill('error')
     await page.getByRole('button', { name: 'Apply' }).click()
     await page.getByText('sent 14 reminder e-mails').waitFor({ state: 'detached' })
     assert.equal(await page.locator('tbody tr').count(), 1)
@@ -159,7 +160,7 @@ describe('web UI in Chromium', () => {
     )
     const indents = await spans.locator('.span-name').evaluateAll((names) => names.map((name) => parseFloat(getComputedStyle(name).paddingLeft)))
     assert.ok(indents[0] < indents[1] && indents[1] < indents[2], `children are indented under their parent: ${indents}`)
-    await page.getByText('charge card').click()
+    await page.locator('.span-name', { hasText: 'charge card' }).click()
     await page.getByText('"parentSpanId": "a1"').waitFor()
   })
 

@@ -244,21 +244,23 @@ export interface Bar {
 export function BarChart({ bars, title, format = String }: { bars: Bar[]; title: string; format?: (value: number) => string }) {
   const max = Math.max(...bars.map((bar) => bar.value), 0) || 1
   const height = 120
-  const width = Math.max(bars.length * 44, 200)
+  // Each bar's slot is wide enough for its longest label, so that values never overlap.
+  const slot = Math.max(44, ...bars.map((bar) => Math.max(format(bar.value).length, bar.label.length) * 7 + 12))
+  const width = Math.max(bars.length * slot, 200)
   return (
     <figure class="chart">
-      <svg viewBox={`0 0 ${width} ${height + 30}`} width={width} height={height + 30} role="img" aria-label={title}>
+      <svg viewBox={`0 0 ${width} ${height + 44}`} width={width} height={height + 44} role="img" aria-label={title}>
         {bars.map((bar, index) => {
           const barHeight = (bar.value / max) * height
-          const x = index * 44 + 6
+          const middle = index * slot + slot / 2
           return (
             <g>
               <title>{`${bar.label}: ${format(bar.value)}`}</title>
-              <rect x={x} y={height - barHeight + 12} width={32} height={Math.max(barHeight, 1)} class="bar" />
-              <text x={x + 16} y={height - barHeight + 8} text-anchor="middle" class="value">
+              <rect x={middle - 16} y={height - barHeight + 20} width={32} height={Math.max(barHeight, 1)} class="bar" />
+              <text x={middle} y={height - barHeight + 15} text-anchor="middle" class="value">
                 {format(bar.value)}
               </text>
-              <text x={x + 16} y={height + 26} text-anchor="middle">
+              <text x={middle} y={height + 38} text-anchor="middle">
                 {bar.label}
               </text>
             </g>
