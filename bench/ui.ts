@@ -85,7 +85,7 @@ export async function run() {
       ['errors', `/p/${project.id}/errors`],
       ['audit', `/p/${project.id}/audit`],
     ]
-    console.log(`time to first usable page (navigation to first row shown), ${LOADS_PER_PAGE} loads each, the first with a cold cache:`)
+    console.log(`time to first usable page (navigation to first row shown), ${LOADS_PER_PAGE} loads each; only the very first load finds the browser cache cold:`)
     for (const [name, url] of pages) {
       const times: number[] = []
       for (let load = 0; load < LOADS_PER_PAGE; load++) {
