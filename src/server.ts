@@ -10,6 +10,7 @@ import { identityRoutes } from './identity/routes.ts'
 import { ingestRoutes } from './ingest/route.ts'
 import { uiPlugin } from './http/ui.ts'
 import { validatorCompiler } from './http/validation.ts'
+import { parseJsonBody } from './http/json-body.ts'
 import { eventReads } from './modules/event-reads.ts'
 import { modules } from './modules/registry.ts'
 import { apiKeyRoutes } from './projects/api-key-routes.ts'
@@ -24,6 +25,14 @@ export async function buildServer(ctx: PortalContext) {
     bodyLimit: 1024 * 1024,
   }).withTypeProvider<TypeBoxTypeProvider>()
   app.setValidatorCompiler(validatorCompiler)
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, parseJsonBody(body as string))
+    } catch (error) {
+      done(error as Error, undefined)
+    }
+  })
 
   app.setErrorHandler(problemErrorHandler(ctx.storage.isUnavailable))
   app.setNotFoundHandler((request, reply) => sendProblem(reply, 404, 'not_found', `no route for ${request.method} ${request.url.split('?')[0]}`))

@@ -183,6 +183,20 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(fits.body, { accepted: 1, rejected: [] }, '64 levels are stored')
     })
 
+    test('a NUL character is stored as U+FFFD on both databases, and an escaped backslash before u0000 is left alone', async () => {
+      const body = '{"events":[{"type":"log","ts":"2026-01-01T00:00:00Z","data":{"message":"nul\\u0000here \\\\u0000 kept","module":"bin\\u0000ary","k\\u0000ey":1}}]}'
+      const res = await ingest(t, project, body)
+      assert.deepEqual(res.body, { accepted: 1, rejected: [] }, res.text)
+      const read = await t.request('GET', `/api/modules/logs/events?project_id=${project.id}&q=${encodeURIComponent('nul\uFFFDhere')}`, { token: t.viewerToken })
+      assert.equal(read.body.data.length, 1, read.text)
+      assert.equal(read.body.data[0].data.message, 'nul\uFFFDhere \\u0000 kept')
+      assert.equal(read.body.data[0].data.module, 'bin\uFFFDary')
+      assert.equal(read.body.data[0].data['k\uFFFDey'], 1)
+      const project2 = await t.request('POST', '/api/projects', { token: t.adminToken, body: '{"name":"a\\u0000b"}' })
+      assert.equal(project2.status, 201)
+      assert.equal(project2.body.name, 'a\uFFFDb')
+    })
+
     test('413 from Content-Length before the body is read, and for a streamed body past the limit', async () => {
       const small = await startTestPortal(dialect, { INGEST_RATE_LIMIT_MAX_BATCH_BYTES: '2048' })
       try {

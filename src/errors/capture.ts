@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox'
+import { nestedDeeperThan } from '../http/json-body.ts'
 import { ProblemError } from '../http/problem.ts'
 import { newId } from '../ids.ts'
 import type { StoredEvent } from '../modules/module.ts'
@@ -67,27 +68,27 @@ const SECRET_HEADERS = /^(authorization|proxy-authorization|cookie|set-cookie|x-
 
 /** An occurrence from `POST /api/errors/capture`. */
 export function occurrenceFromCapture(projectId: string, body: CaptureBody, receivedAt: number): Occurrence {
-  const clean = withoutNul(body) as CaptureBody
-  const frames = clean.frames?.length ? clean.frames.map(structuredFrame) : null
+  if (nestedDeeperThan(body, MAX_DEPTH)) throw new ProblemError(400, 'too_deep', `body: is nested more than ${MAX_DEPTH} levels deep`)
+  const frames = body.frames?.length ? body.frames.map(structuredFrame) : null
   return {
     id: newId('occ', receivedAt),
     projectId,
-    ts: Math.min(clean.timestamp === undefined ? receivedAt : Date.parse(clean.timestamp), receivedAt),
+    ts: Math.min(body.timestamp === undefined ? receivedAt : Date.parse(body.timestamp), receivedAt),
     receivedAt,
-    name: clean.name,
-    message: clean.message,
-    stack: clean.stack ?? null,
+    name: body.name,
+    message: body.message,
+    stack: body.stack ?? null,
     frames,
-    release: clean.release ?? null,
-    environment: clean.environment ?? null,
-    service: clean.service ?? null,
-    request: clean.request ? withoutSecretHeaders(clean.request) : null,
-    metadata: fieldsOutside(clean, CAPTURE_FIELDS),
+    release: body.release ?? null,
+    environment: body.environment ?? null,
+    service: body.service ?? null,
+    request: body.request ? withoutSecretHeaders(body.request) : null,
+    metadata: fieldsOutside(body, CAPTURE_FIELDS),
     grouping: computeGrouping(projectId, {
-      name: clean.name,
-      message: clean.message,
-      frames: frames ?? (clean.stack ? parseStackTrace(clean.stack) : []),
-      override: clean.fingerprint,
+      name: body.name,
+      message: body.message,
+      frames: frames ?? (body.stack ? parseStackTrace(body.stack) : []),
+      override: body.fingerprint,
     }),
   }
 }
@@ -137,25 +138,4 @@ function withoutSecretHeaders(request: Record<string, unknown>): Record<string, 
   if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) return request
   const filtered = Object.fromEntries(Object.entries(headers).map(([key, value]) => [key, SECRET_HEADERS.test(key) ? '[filtered]' : value]))
   return { ...request, headers: filtered }
-}
-
-// PostgreSQL text and jsonb cannot hold U+0000; it becomes U+FFFD on both databases alike.
-function withoutNul(value: unknown): unknown {
-  return holdsNul(value, 0) ? replaceNul(value) : value
-}
-
-// The depth limit also keeps storing and reading the occurrence back within the call stack.
-function holdsNul(value: unknown, depth: number): boolean {
-  if (typeof value === 'string') return value.includes('\u0000')
-  if (typeof value !== 'object' || value === null) return false
-  if (depth > MAX_DEPTH) throw new ProblemError(400, 'too_deep', `body: is nested more than ${MAX_DEPTH} levels deep`)
-  for (const key in value) if (key.includes('\u0000') || holdsNul((value as Record<string, unknown>)[key], depth + 1)) return true
-  return false
-}
-
-function replaceNul(value: unknown): unknown {
-  if (typeof value === 'string') return value.includes('\u0000') ? value.replaceAll('\u0000', '\uFFFD') : value
-  if (Array.isArray(value)) return value.map(replaceNul)
-  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([key, item]) => [replaceNul(key) as string, replaceNul(item)]))
-  return value
 }

@@ -1,9 +1,9 @@
 import { Type } from 'typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import secureJson from 'secure-json-parse'
 import type { PortalContext } from '../context.ts'
 import type { Principal } from '../http/auth.ts'
+import { parseJsonBody } from '../http/json-body.ts'
 import { ProblemError, problemErrorHandler, problemResponses } from '../http/problem.ts'
 import { sha256Hex } from '../identity/secrets.ts'
 import { newId } from '../ids.ts'
@@ -151,17 +151,7 @@ function requireJsonContentType(contentType: string | undefined) {
 }
 
 function parseEvents(body: Buffer): unknown[] {
-  let envelope: unknown
-  try {
-    envelope = secureJson.parse(body.toString('utf8'), undefined, { protoAction: 'error', constructorAction: 'error' })
-  } catch (error) {
-    const forbidden = /prototype/i.test((error as Error).message)
-    throw new ProblemError(
-      400,
-      'invalid_json',
-      forbidden ? 'body: contains a __proto__ or constructor.prototype key, which is refused' : `body: is not valid JSON (${(error as Error).message})`,
-    )
-  }
+  const envelope = parseJsonBody(body.toString('utf8'))
   if (!isPlainObject(envelope) || !Array.isArray(envelope.events)) {
     throw new ProblemError(400, 'missing_events', 'events: required, an array of events')
   }

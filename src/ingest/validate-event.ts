@@ -1,5 +1,6 @@
 import { Compile } from 'typebox/compile'
 import type { TObject } from 'typebox'
+import { nestedDeeperThan } from '../http/json-body.ts'
 import { formReason } from '../modules/fields.ts'
 import type { EventModule } from '../modules/module.ts'
 import { eventTypes, moduleByType } from '../modules/registry.ts'
@@ -39,18 +40,6 @@ export function checkEvent(raw: unknown): EventCheck {
 }
 
 export const MAX_DATA_DEPTH = 64
-
-function nestedDeeperThan(root: object, maxDepth: number): boolean {
-  const stack: [unknown, number][] = [[root, 1]]
-  while (stack.length > 0) {
-    const [value, depth] = stack.pop()!
-    if (depth > maxDepth) return true
-    for (const child of Object.values(value as object)) {
-      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1])
-    }
-  }
-  return false
-}
 
 function payloadReasons(payload: TObject, errors: { keyword: string; instancePath: string; params: any; message: string }[]): string {
   const reasons = errors.map((error) => {
