@@ -4,6 +4,7 @@ const BENCHMARKS: Record<string, () => Promise<unknown>> = {
   sdk: () => import('./sdk.ts').then((m) => m.run()),
   webhooks: () => import('./webhooks.ts').then((m) => m.run()),
   errors: () => import('./errors.ts').then((m) => m.run()),
+  reads: () => import('./reads.ts').then((m) => m.run()),
   ui: () => import('./ui.ts').then((m) => m.run()),
 }
 

@@ -16,12 +16,15 @@ const moduleStatusFields = {
   projectId: Type.Optional(Type.String()),
   events: Type.Optional(Type.Integer({ description: 'events stored for project_id' })),
   lastEventAt: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),
+  summaries: Type.Optional(Type.Record(Type.String(), Type.Integer(), { description: 'with project_id: how many flags, jobs, paths, … the module’s summaries hold' })),
 }
 
 /** The two reads every module serves (DESIGN: Module reads): its status and its newest-first events. */
 export function eventReads(module: EventModule): FastifyPluginAsyncTypebox<{ ctx: PortalContext }> {
   const filterQuery: TProperties = {}
   for (const [name, filter] of Object.entries(module.filters)) filterQuery[name] = Type.Optional(filter.schema)
+  const patternFilters = (module.patternFilters ?? []).map((filter) => ({ ...filter, regex: new RegExp(filter.pattern) }))
+  const patternQuery = Object.fromEntries(patternFilters.map((filter) => [filter.pattern, filter.schema]))
   const StoredEventSchema = Type.Object({
     id: Type.String(),
     projectId: Type.String(),
@@ -35,6 +38,18 @@ export function eventReads(module: EventModule): FastifyPluginAsyncTypebox<{ ctx
 
   return async (app, { ctx }) => {
     const db = ctx.storage.db as unknown as Kysely<any>
+
+    async function summaryCounts(projectId: string) {
+      const summaries = Object.entries(module.summaries ?? {})
+      if (summaries.length === 0) return {}
+      const counts = await Promise.all(
+        summaries.map(async ([name, summary]) => {
+          const row = await db.selectFrom(summary.table).select((eb) => eb.fn.countAll().as('rows')).where('project_id', '=', projectId).executeTakeFirstOrThrow()
+          return [name, Number(row.rows)] as const
+        }),
+      )
+      return { summaries: Object.fromEntries(counts) }
+    }
 
     app.get(
       '/status',
@@ -60,7 +75,7 @@ export function eventReads(module: EventModule): FastifyPluginAsyncTypebox<{ ctx
           .select((eb) => [eb.fn.countAll<number>().as('events'), eb.fn.max('ts').as('last')])
           .where('project_id', '=', projectId)
           .executeTakeFirstOrThrow()
-        return { ...status, projectId, events: Number(row.events), lastEventAt: isoTime(row.last === null ? null : Number(row.last)) }
+        return { ...status, projectId, events: Number(row.events), lastEventAt: isoTime(row.last === null ? null : Number(row.last)), ...(await summaryCounts(projectId)) }
       },
     )
 
@@ -71,7 +86,12 @@ export function eventReads(module: EventModule): FastifyPluginAsyncTypebox<{ ctx
         schema: {
           tags,
           summary: `${module.name} events of a project, newest first`,
-          querystring: Type.Object({ project_id: Type.String(), ...PageQuery, ...TimeRangeQuery, ...filterQuery }, { additionalProperties: false }),
+          // OpenAPI parameters cannot be named by a pattern; the description carries them instead.
+          description: patternFilters.map((filter) => (filter.schema as { description?: string }).description).join(' ') || undefined,
+          querystring: Type.Object(
+            { project_id: Type.String(), ...PageQuery, ...TimeRangeQuery, ...filterQuery },
+            { additionalProperties: false, ...(patternFilters.length ? { patternProperties: patternQuery } : {}) },
+          ),
           response: { 200: List(StoredEventSchema), ...problemResponses(400, 401, 403, 404, 503) },
         },
       },
@@ -84,7 +104,16 @@ export function eventReads(module: EventModule): FastifyPluginAsyncTypebox<{ ctx
         if (fromMs !== undefined) query = query.where('ts', '>=', fromMs)
         if (toMs !== undefined) query = query.where('ts', '<', toMs)
         for (const [name, value] of Object.entries(filters)) {
-          if (value !== undefined) query = module.filters[name].apply(query, value, ctx.storage)
+          if (value === undefined) continue
+          const filter = module.filters[name]
+          if (filter) {
+            query = filter.apply(query, value, ctx.storage)
+            continue
+          }
+          for (const pattern of patternFilters) {
+            const match = pattern.regex.exec(name)
+            if (match) query = pattern.apply(query, match[1], value, ctx.storage)
+          }
         }
         const rows = await pageAfter(query, cursor, limit, 'ts', 'id').execute()
         return toPage(rows, limit, (row) => [Number(row.ts), row.id], (row) => ({

@@ -20,6 +20,26 @@ export interface EventFilter {
   apply(query: SelectQueryBuilder<any, any, any>, value: any, storage: Storage): SelectQueryBuilder<any, any, any>
 }
 
+/**
+ * Query parameters of a module's `events` read whose names follow a pattern (`field.requestId`):
+ * `pattern` is a regular expression over the name, and `apply` gets the part it captured.
+ */
+export interface PatternFilter {
+  pattern: string
+  schema: TSchema
+  apply(query: SelectQueryBuilder<any, any, any>, captured: string, value: any, storage: Storage): SelectQueryBuilder<any, any, any>
+}
+
+/**
+ * A table kept current as events are written: per project and group of `columns` (a flag key, a job),
+ * the event count, first and latest time and latest event, so current-state reads need not scan events.
+ * The first column names the group (a service, an author): events where it is null are not summarised.
+ */
+export interface GroupSummary {
+  table: string
+  columns: string[]
+}
+
 /** A value written to an indexed column of the module's table, taken from the payload. */
 export type ColumnValue = string | number | null
 
@@ -41,10 +61,14 @@ export interface EventModule<P extends TObject = TObject> {
   /** the module's table: id, project_id, ts, received_at, data, and the columns below */
   table: string
   migrations: Migration[]
-  /** indexed columns filled from the payload, by column name */
-  columns(data: Static<P>): Record<string, ColumnValue>
+  /** indexed columns filled from the payload (and the event, for defaults such as its month), by column name */
+  columns(data: Static<P>, event: StoredEvent<Static<P>>): Record<string, ColumnValue>
   /** query parameters of `GET {basePath}/events` beyond the common ones, by snake_case name */
   filters: Record<string, EventFilter>
+  /** query parameters of `GET {basePath}/events` named by a pattern */
+  patternFilters?: PatternFilter[]
+  /** group summaries its reads page through, updated with every insert */
+  summaries?: Record<string, GroupSummary>
   /** work beyond the row insert, in the same transaction (a tenant's new limit, an error's group) */
   afterWrite?(trx: Kysely<any>, events: StoredEvent<Static<P>>[], ctx: PortalContext): Promise<void>
   /** more fields for `GET {basePath}/status`: their schema, and how to read them (project_id given or not) */

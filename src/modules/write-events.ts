@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely'
 import type { PortalContext } from '../context.ts'
+import { updateGroupSummaries } from './group-summaries.ts'
 import type { EventModule, StoredEvent } from './module.ts'
 
 /** An accepted event with its payload already serialised (serialising is where a too-deep payload fails). */
@@ -27,12 +28,13 @@ export async function writeEvents(trx: Kysely<any>, ctx: PortalContext, accepted
       ts: event.ts,
       received_at: event.receivedAt,
       data: dataJson,
-      ...module.columns(event.data),
+      ...module.columns(event.data, event),
     }))
     const rowsPerStatement = Math.max(1, Math.floor(MAX_VALUES_PER_STATEMENT / Object.keys(rows[0]).length))
     for (let start = 0; start < rows.length; start += rowsPerStatement) {
       await trx.insertInto(module.table).values(rows.slice(start, start + rowsPerStatement)).execute()
     }
+    await updateGroupSummaries(trx, module, rows)
     await module.afterWrite?.(trx, items.map((item) => item.event), ctx)
   }
 }

@@ -23,6 +23,8 @@ export interface Storage {
   parseJson<T = unknown>(value: unknown): T
   /** `column ->> key` as text, for filters on a field inside a JSON document. */
   jsonText(column: string, key: string): RawBuilder<string | null>
+  /** The text at a nested path of a JSON document (`column #>> '{a,b}'`), for filters on context fields. */
+  jsonPathText(column: string, keys: string[]): RawBuilder<string | null>
   /** Case-insensitive substring match of `column` against `needle` (LIKE wildcards in it are literal). */
   containsText(column: string, needle: string): RawBuilder<boolean>
   /**

@@ -2,6 +2,7 @@ import { Type } from 'typebox'
 import { columnEquals, defineModule } from '../module.ts'
 import { AuditPayload } from './payload.ts'
 import { auditMigrations } from './migrations.ts'
+import { auditReads } from './reads.ts'
 
 export const auditModule = defineModule({
   type: 'audit',
@@ -17,4 +18,8 @@ export const auditModule = defineModule({
     resource: columnEquals('resource', Type.String()),
     status_code: columnEquals('status_code', Type.Integer({ minimum: 100, maximum: 599 })),
   },
+  summaries: {
+    actors: { table: 'audit_actor_summary', columns: ['actor'] },
+  },
+  routes: auditReads,
 })

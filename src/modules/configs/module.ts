@@ -2,6 +2,7 @@ import { Type } from 'typebox'
 import { columnEquals, defineModule } from '../module.ts'
 import { ConfigPayload } from './payload.ts'
 import { configMigrations } from './migrations.ts'
+import { configReads } from './reads.ts'
 
 export const configsModule = defineModule({
   type: 'config',
@@ -15,4 +16,8 @@ export const configsModule = defineModule({
     path: columnEquals('path', Type.String()),
     actor: columnEquals('actor', Type.String()),
   },
+  summaries: {
+    paths: { table: 'config_path_summary', columns: ['path'] },
+  },
+  routes: configReads,
 })

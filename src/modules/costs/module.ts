@@ -2,6 +2,7 @@ import { Type } from 'typebox'
 import { columnEquals, defineModule } from '../module.ts'
 import { CostPayload } from './payload.ts'
 import { costMigrations } from './migrations.ts'
+import { costReads } from './reads.ts'
 
 export const costsModule = defineModule({
   type: 'cost',
@@ -10,13 +11,13 @@ export const costsModule = defineModule({
   payload: CostPayload,
   table: 'cost_events',
   migrations: costMigrations,
-  columns: (d) => ({
+  columns: (d, event) => ({
     provider: d.provider ?? null,
     service: d.service ?? null,
     region: d.region ?? null,
     amount: d.amount,
     currency: d.currency,
-    period: d.period ?? null,
+    period: d.period ?? new Date(event.ts).toISOString().slice(0, 7),
   }),
   filters: {
     provider: columnEquals('provider', Type.String()),
@@ -25,4 +26,5 @@ export const costsModule = defineModule({
     currency: columnEquals('currency', Type.String()),
     period: columnEquals('period', Type.String({ pattern: '^[0-9]{4}-(0[1-9]|1[0-2])$' })),
   },
+  routes: costReads,
 })

@@ -2,6 +2,7 @@ import { Type } from 'typebox'
 import { columnEquals, defineModule } from '../module.ts'
 import { DeployPayload } from './payload.ts'
 import { deployMigrations } from './migrations.ts'
+import { deployReads, isFailedDeploy } from './reads.ts'
 
 export const deploysModule = defineModule({
   type: 'deploy',
@@ -16,10 +17,14 @@ export const deploysModule = defineModule({
     environment: columnEquals('environment', Type.String()),
     status: columnEquals('status', Type.String()),
   },
-  // A failed deploy is announced to webhook endpoints subscribed to deploy.failed, in the ingest transaction.
+  summaries: {
+    latest: { table: 'deploy_target_summary', columns: ['service', 'environment'] },
+  },
+  routes: deployReads,
+  // A failed deploy (the same statuses the reads flag) is announced to webhook endpoints subscribed to deploy.failed, in the ingest transaction.
   async afterWrite(trx, events, ctx) {
     for (const event of events) {
-      if (event.data.status !== 'failed') continue
+      if (!isFailedDeploy(event.data.status)) continue
       await ctx.notifications.publish(trx, event.projectId, 'deploy.failed', { eventId: event.id, ts: new Date(event.ts).toISOString(), ...event.data })
     }
   },

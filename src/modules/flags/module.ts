@@ -2,6 +2,7 @@ import { Type } from 'typebox'
 import { columnEquals, defineModule } from '../module.ts'
 import { FeatureFlagPayload } from './payload.ts'
 import { featureFlagMigrations } from './migrations.ts'
+import { flagReads } from './reads.ts'
 
 export const flagsModule = defineModule({
   type: 'feature_flag',
@@ -15,4 +16,8 @@ export const flagsModule = defineModule({
     key: columnEquals('flag_key', Type.String()),
     actor: columnEquals('actor', Type.String()),
   },
+  summaries: {
+    flags: { table: 'feature_flag_summary', columns: ['flag_key'] },
+  },
+  routes: flagReads,
 })

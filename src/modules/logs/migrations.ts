@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import type { Migration } from '../../storage/migrations.ts'
 import { createEventTableV1 } from '../../storage/frozen/event-table-v1.ts'
 
@@ -5,5 +6,28 @@ export const logMigrations: Migration[] = [
   {
     name: 'logs/001_log_events',
     up: (db, t) => createEventTableV1(db, t, 'log_events', [['level', 'text'], ['module', 'text'], ['message', 'text']], [['level'], ['module']]),
+  },
+  {
+    // Counts per project, hour and level, kept at ingest, so a count per level over weeks reads hours, not logs.
+    name: 'logs/002_level_hours',
+    async up(db, t) {
+      await db.schema
+        .createTable('log_level_hours')
+        .ifNotExists()
+        .addColumn('project_id', 'text', (c) => c.notNull())
+        .addColumn('hour', t.bigint, (c) => c.notNull())
+        .addColumn('level_key', 'text', (c) => c.notNull())
+        .addColumn('level', 'text')
+        .addColumn('events', t.bigint, (c) => c.notNull())
+        .addPrimaryKeyConstraint('log_level_hours_pk', ['project_id', 'hour', 'level_key'])
+        .execute()
+      const counts = await db
+        .selectFrom('log_events')
+        .select((eb) => ['project_id', sql<number>`(ts / 3600000) * 3600000`.as('hour'), 'level', eb.fn.countAll().as('events')])
+        .groupBy(['project_id', sql`(ts / 3600000) * 3600000`, 'level'])
+        .execute()
+      const rows = counts.map((row) => ({ ...row, hour: Number(row.hour), events: Number(row.events), level_key: JSON.stringify(row.level ?? null) }))
+      for (let start = 0; start < rows.length; start += 1000) await db.insertInto('log_level_hours').values(rows.slice(start, start + 1000)).execute()
+    },
   },
 ]

@@ -2,6 +2,8 @@ import { Type } from 'typebox'
 import { columnEquals, defineModule } from '../module.ts'
 import { LogPayload } from './payload.ts'
 import { logMigrations } from './migrations.ts'
+import { logReads } from './reads.ts'
+import { countLevelHours } from './level-hours.ts'
 
 export const logsModule = defineModule({
   type: 'log',
@@ -19,4 +21,14 @@ export const logsModule = defineModule({
       apply: (query, value, storage) => query.where(storage.containsText('message', value)),
     },
   },
+  patternFilters: [
+    {
+      pattern: '^field\\.([A-Za-z0-9_.-]+)$',
+      schema: Type.String({ description: '`field.<name>=value`: logs whose `fields.<name>` equals value (numbers and booleans as text)' }),
+      apply: (query, name, value, storage) => query.where(storage.jsonPathText('data', ['fields', name]), '=', value),
+    },
+  ],
+  // Hourly counts per level, for counts over long ranges.
+  afterWrite: (trx, events) => countLevelHours(trx, events),
+  routes: logReads,
 })

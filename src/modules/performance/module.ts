@@ -2,6 +2,7 @@ import { Type } from 'typebox'
 import { columnEquals, defineModule } from '../module.ts'
 import { PerformancePayload } from './payload.ts'
 import { performanceMigrations } from './migrations.ts'
+import { performanceReads } from './reads.ts'
 
 export const performanceModule = defineModule({
   type: 'performance',
@@ -15,4 +16,5 @@ export const performanceModule = defineModule({
     service: columnEquals('service', Type.String()),
     metric: columnEquals('metric', Type.String()),
   },
+  routes: performanceReads,
 })

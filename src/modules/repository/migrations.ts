@@ -1,10 +1,19 @@
 import type { Migration } from '../../storage/migrations.ts'
 import { createEventTableV1 } from '../../storage/frozen/event-table-v1.ts'
+import { createGroupSummaryTableV1 } from '../group-summary-table-v1.ts'
 
 export const repositoryMigrations: Migration[] = [
   {
     name: 'repository/001_repository_events',
     up: (db, t) =>
       createEventTableV1(db, t, 'repository_events', [['repo', 'text'], ['branch', 'text'], ['author', 'text']], [['repo', 'branch'], ['author']]),
+  },
+  {
+    name: 'repository/002_branch_summary',
+    up: (db, t) => createGroupSummaryTableV1(db, t, 'repository_branch_summary', 'repository_events', ['repo', 'branch']),
+  },
+  {
+    name: 'repository/003_author_summary',
+    up: (db, t) => createGroupSummaryTableV1(db, t, 'repository_author_summary', 'repository_events', ['author']),
   },
 ]

@@ -2,6 +2,7 @@ import { Type } from 'typebox'
 import { columnEquals, defineModule } from '../module.ts'
 import { RepositoryPayload } from './payload.ts'
 import { repositoryMigrations } from './migrations.ts'
+import { repositoryReads } from './reads.ts'
 
 export const repositoryModule = defineModule({
   type: 'repository',
@@ -16,4 +17,9 @@ export const repositoryModule = defineModule({
     branch: columnEquals('branch', Type.String()),
     author: columnEquals('author', Type.String()),
   },
+  summaries: {
+    branches: { table: 'repository_branch_summary', columns: ['repo', 'branch'] },
+    authors: { table: 'repository_author_summary', columns: ['author'] },
+  },
+  routes: repositoryReads,
 })

@@ -2,6 +2,7 @@ import { Type } from 'typebox'
 import { columnEquals, defineModule } from '../module.ts'
 import { TenantPayload } from './payload.ts'
 import { tenantMigrations } from './migrations.ts'
+import { tenantReads } from './reads.ts'
 
 export const tenantsModule = defineModule({
   type: 'tenant',
@@ -10,9 +11,10 @@ export const tenantsModule = defineModule({
   payload: TenantPayload,
   table: 'tenant_events',
   migrations: tenantMigrations,
-  columns: (d) => ({ tenant_project_id: d.projectId ?? null, plan: d.plan }),
+  columns: (d, event) => ({ tenant_project_id: d.projectId ?? event.projectId, plan: d.plan }),
   filters: {
     plan: columnEquals('plan', Type.String()),
+    tenant: columnEquals('tenant_project_id', Type.String({ description: 'the project the tenant events describe' })),
   },
   // A project's own tenant events set its ingest limit; the limiter caps it at the install's limit.
   async afterWrite(trx, events) {
@@ -27,4 +29,8 @@ export const tenantsModule = defineModule({
       await trx.updateTable('projects').set({ ingest_events_per_second: limit }).where('id', '=', projectId).execute()
     }
   },
+  summaries: {
+    plans: { table: 'tenant_plan_summary', columns: ['tenant_project_id'] },
+  },
+  routes: tenantReads,
 })

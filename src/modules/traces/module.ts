@@ -2,6 +2,7 @@ import { Type } from 'typebox'
 import { columnEquals, defineModule } from '../module.ts'
 import { TracePayload } from './payload.ts'
 import { traceMigrations } from './migrations.ts'
+import { traceReads } from './reads.ts'
 
 export const tracesModule = defineModule({
   type: 'trace',
@@ -22,4 +23,5 @@ export const tracesModule = defineModule({
     trace_id: columnEquals('trace_id', Type.String()),
     service: columnEquals('service_name', Type.String()),
   },
+  routes: traceReads,
 })

@@ -2,6 +2,7 @@ import { Type } from 'typebox'
 import { columnEquals, defineModule } from '../module.ts'
 import { VideoPayload } from './payload.ts'
 import { videoMigrations } from './migrations.ts'
+import { videoReads } from './reads.ts'
 
 export const videoModule = defineModule({
   type: 'video',
@@ -15,4 +16,8 @@ export const videoModule = defineModule({
     job_id: columnEquals('job_id', Type.String()),
     status: columnEquals('status', Type.String()),
   },
+  summaries: {
+    jobs: { table: 'video_job_summary', columns: ['job_id'] },
+  },
+  routes: videoReads,
 })

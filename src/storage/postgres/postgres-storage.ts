@@ -26,6 +26,7 @@ export function openPostgresStorage(url: string, poolSize: number): Storage {
     types: { json: 'jsonb', bigint: 'bigint', double: 'double precision' },
     parseJson: <T>(value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value) as T,
     jsonText: (column, key) => sql<string | null>`${sql.ref(column)} ->> ${key}`,
+    jsonPathText: (column, keys) => sql<string | null>`${sql.ref(column)} #>> ${keys}::text[]`,
     containsText: (column, needle) => sql<boolean>`${sql.ref(column)} ilike ${likePattern(needle)} escape '\\'`,
     forUpdateSkipLocked: (query) => query.forUpdate().skipLocked() as typeof query,
     async withExclusiveLock(name, run) {

@@ -27,6 +27,12 @@ export function openSqliteStorage(file: string, synchronous: 'full' | 'normal'):
     types: { json: 'text', bigint: 'integer', double: 'real' },
     parseJson: <T>(value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value) as T,
     jsonText: (column, key) => sql<string | null>`json_extract(${sql.ref(column)}, ${'$."' + key.replace(/"/g, '') + '"'})`,
+    // Numbers and booleans as PostgreSQL's `#>>` prints them, so a filter matches the same rows on both.
+    jsonPathText(column, keys) {
+      const path = '$' + keys.map((key) => '."' + key.replace(/"/g, '') + '"').join('')
+      const value = sql`${sql.ref(column)}, ${path}`
+      return sql<string | null>`(case json_type(${value}) when 'true' then 'true' when 'false' then 'false' else cast(json_extract(${value}) as text) end)`
+    },
     containsText: (column, needle) => sql<boolean>`${sql.ref(column)} like ${likePattern(needle)} escape '\\'`,
     // SQLite has one writer at a time: a write transaction already excludes every other claimer.
     forUpdateSkipLocked: (query) => query,

@@ -1,0 +1,181 @@
+import { Type } from 'typebox'
+import { sql } from 'kysely'
+import type { PortalContext } from '../../context.ts'
+import { DEFAULT_LIMIT, List, PageQuery, pageAfter, toPage } from '../../http/list.ts'
+import { ProblemError } from '../../http/problem.ts'
+import { IsoTime, Nullable, ProjectQuery, isoFromMs, moduleDb, moduleReads, readRoute, requireReadableProject, withinTimeRange } from '../module-reads.ts'
+
+const MAX_SPANS = 10_000
+
+const SpanSummary = Type.Object({
+  spanId: Type.String(),
+  name: Nullable(Type.String()),
+  serviceName: Nullable(Type.String()),
+  durationMs: Nullable(Type.Number()),
+})
+
+const TraceShape = {
+  traceId: Type.String(),
+  rootSpan: SpanSummary,
+  spanCount: Type.Integer(),
+  services: Type.Array(Type.String(), { description: 'services with a span in the trace, by name' }),
+  startedAt: IsoTime('the earliest span’s time'),
+  durationMs: Type.Number({ description: 'from the earliest span’s start to the latest end (start + durationMs) of any span' }),
+}
+
+const Span = Type.Object({
+  eventId: Type.String(),
+  spanId: Type.String(),
+  parentSpanId: Nullable(Type.String()),
+  serviceName: Nullable(Type.String()),
+  name: Nullable(Type.String()),
+  startedAt: IsoTime('the span event’s `ts`'),
+  durationMs: Nullable(Type.Number()),
+  data: Type.Record(Type.String(), Type.Unknown(), { description: 'the span event’s payload as sent' }),
+})
+
+const TraceDetail = Type.Object({
+  ...TraceShape,
+  rootSpan: Nullable(SpanSummary),
+  spans: Type.Array(Span, { description: `in start order, at most ${MAX_SPANS}` }),
+  truncated: Type.Boolean({ description: `true when the trace has more than ${MAX_SPANS} spans` }),
+})
+
+interface TraceExtent {
+  spanCount: number
+  services: string[]
+  startMs: number
+  endMs: number
+}
+
+/** Span count, services and time extent of each trace. */
+async function traceExtents(ctx: PortalContext, projectId: string, traceIds: string[]): Promise<Map<string, TraceExtent>> {
+  const extents = new Map<string, TraceExtent>()
+  if (traceIds.length === 0) return extents
+  const rows = await moduleDb(ctx)
+    .selectFrom('trace_events')
+    .select((eb) => [
+      'trace_id',
+      'service_name',
+      eb.fn.countAll().as('spans'),
+      eb.fn.min('ts').as('start_ms'),
+      sql<number>`max(ts + coalesce(duration_ms, 0))`.as('end_ms'),
+    ])
+    .where('project_id', '=', projectId)
+    .where('trace_id', 'in', traceIds)
+    .groupBy(['trace_id', 'service_name'])
+    .execute()
+  for (const row of rows) {
+    const extent = extents.get(row.trace_id) ?? { spanCount: 0, services: [], startMs: Infinity, endMs: -Infinity }
+    extent.spanCount += Number(row.spans)
+    if (row.service_name !== null) extent.services.push(row.service_name)
+    extent.startMs = Math.min(extent.startMs, Number(row.start_ms))
+    extent.endMs = Math.max(extent.endMs, Number(row.end_ms))
+    extents.set(row.trace_id, extent)
+  }
+  for (const extent of extents.values()) extent.services.sort()
+  return extents
+}
+
+function extentFields(extent: TraceExtent) {
+  return { spanCount: extent.spanCount, services: extent.services, startedAt: isoFromMs(extent.startMs), durationMs: extent.endMs - extent.startMs }
+}
+
+function spanSummary(row: { span_id: string; name: string | null; service_name: string | null; duration_ms: number | null }) {
+  return { spanId: row.span_id, name: row.name, serviceName: row.service_name, durationMs: row.duration_ms === null ? null : Number(row.duration_ms) }
+}
+
+export const traceReads = moduleReads((app, ctx) => {
+  app.get(
+    '',
+    readRoute({
+      tag: 'traces',
+      summary: 'Traces newest first, each with its root span, span count, services and total duration',
+      description:
+        'A trace is listed once its root span (a span without `parentSpanId`) has arrived, at the root span’s time; ' +
+        '`from`/`to` apply to that time. `service` keeps traces with any span of that service.',
+      query: {
+        ...ProjectQuery,
+        service: Type.Optional(Type.String({ description: 'traces with at least one span of this service' })),
+        from: Type.Optional(IsoTime('root spans at or after')),
+        to: Type.Optional(IsoTime('root spans before')),
+        ...PageQuery,
+      },
+      response: List(Type.Object(TraceShape)),
+    }),
+    async (request) => {
+      const { project_id: projectId, service, from, to, limit = DEFAULT_LIMIT, cursor } = request.query
+      await requireReadableProject(ctx, request, projectId)
+      let roots = moduleDb(ctx)
+        .selectFrom('trace_events as root')
+        .select(['root.id', 'root.ts', 'root.trace_id', 'root.span_id', 'root.name', 'root.service_name', 'root.duration_ms'])
+        .where('root.project_id', '=', projectId)
+        .where('root.parent_span_id', 'is', null)
+      roots = withinTimeRange(roots, from, to, 'root.ts')
+      if (service !== undefined) {
+        roots = roots.where(({ exists, selectFrom }) =>
+          exists(
+            selectFrom('trace_events as span')
+              .select('span.id')
+              .whereRef('span.project_id', '=', 'root.project_id')
+              .whereRef('span.trace_id', '=', 'root.trace_id')
+              .where('span.service_name', '=', service),
+          ),
+        )
+      }
+      const rows = await pageAfter(roots, cursor, limit, 'root.ts', 'root.id').execute()
+      const extents = await traceExtents(ctx, projectId, [...new Set(rows.slice(0, limit).map((row) => row.trace_id as string))])
+      return toPage(rows, limit, (row) => [Number(row.ts), row.id], (row) => ({
+        traceId: row.trace_id,
+        rootSpan: spanSummary(row),
+        ...extentFields(extents.get(row.trace_id)!),
+      }))
+    },
+  )
+
+  app.get(
+    '/:traceId',
+    readRoute({
+      tag: 'traces',
+      summary: 'Every span of one trace, in start order, with the trace’s root span and total duration',
+      description: `404 when the project has no span of this trace. At most ${MAX_SPANS} spans are returned.`,
+      params: { traceId: Type.String() },
+      query: ProjectQuery,
+      response: TraceDetail,
+    }),
+    async (request) => {
+      const { project_id: projectId } = request.query
+      const { traceId } = request.params
+      await requireReadableProject(ctx, request, projectId)
+      const rows = await moduleDb(ctx)
+        .selectFrom('trace_events')
+        .select(['id', 'ts', 'span_id', 'parent_span_id', 'service_name', 'name', 'duration_ms', 'data'])
+        .where('project_id', '=', projectId)
+        .where('trace_id', '=', traceId)
+        .orderBy('ts', 'asc')
+        .orderBy('id', 'asc')
+        .limit(MAX_SPANS + 1)
+        .execute()
+      if (rows.length === 0) throw new ProblemError(404, 'not_found', `trace ${traceId} has no spans in project ${projectId}`)
+      const extent = (await traceExtents(ctx, projectId, [traceId])).get(traceId)!
+      const spans = rows.slice(0, MAX_SPANS)
+      const root = rows.find((row) => row.parent_span_id === null)
+      return {
+        traceId,
+        rootSpan: root ? spanSummary(root) : null,
+        ...extentFields(extent),
+        truncated: rows.length > MAX_SPANS,
+        spans: spans.map((row) => ({
+          eventId: row.id,
+          spanId: row.span_id,
+          parentSpanId: row.parent_span_id,
+          serviceName: row.service_name,
+          name: row.name,
+          startedAt: isoFromMs(row.ts),
+          durationMs: row.duration_ms === null ? null : Number(row.duration_ms),
+          data: ctx.storage.parseJson<Record<string, unknown>>(row.data),
+        })),
+      }
+    },
+  )
+})

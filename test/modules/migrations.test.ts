@@ -1,0 +1,75 @@
+import { after, before, describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import type { Kysely } from 'kysely'
+import { allMigrations } from '../../src/portal.ts'
+import { migrate } from '../../src/storage/migrations.ts'
+import { openStorage, type Storage } from '../../src/storage/storage.ts'
+import { createTestDatabase, DIALECTS } from '../support/portal.ts'
+
+/** The event tables as the first release laid them out: every migration numbered 001, and the core ones. */
+const firstRelease = allMigrations.filter((migration) => !/\/00[2-9]_/.test(migration.name))
+
+const row = (table: string, id: string, ts: number, data: Record<string, unknown>, columns: Record<string, unknown>) => ({
+  table,
+  values: { id, project_id: 'prj_a', ts, received_at: ts, data: JSON.stringify(data), ...columns },
+})
+
+for (const dialect of DIALECTS) {
+  describe(`module read migrations over existing events on ${dialect}`, () => {
+    let storage: Storage
+    let drop: () => Promise<void>
+    let db: Kysely<any>
+    before(async () => {
+      const database = await createTestDatabase(dialect)
+      drop = database.drop
+      storage = await openStorage(database.url, { poolSize: 2, sqliteSynchronous: 'full' })
+      db = storage.db as unknown as Kysely<any>
+      await migrate(storage, firstRelease)
+      const hour = Date.parse('2026-03-15T10:00:00.000Z')
+      for (const { table, values } of [
+        row('feature_flag_events', 'evt_2', hour + 20, { key: 'beta', enabled: false }, { flag_key: 'beta', actor: null }),
+        row('feature_flag_events', 'evt_1', hour + 10, { key: 'beta', enabled: true }, { flag_key: 'beta', actor: null }),
+        row('feature_flag_events', 'evt_3', hour + 5, { key: 'other' }, { flag_key: 'other', actor: null }),
+        row('cost_events', 'evt_4', Date.parse('2026-02-28T23:00:00.000Z'), { amount: 1, currency: 'USD' }, { amount: 1, currency: 'USD', period: null }),
+        row('tenant_events', 'evt_5', hour, { plan: 'team' }, { tenant_project_id: null, plan: 'team' }),
+        row('log_events', 'evt_6', hour + 1, { message: 'a', level: 'info' }, { level: 'info', module: null, message: 'a' }),
+        row('log_events', 'evt_7', hour + 3_600_000, { message: 'b', level: 'info' }, { level: 'info', module: null, message: 'b' }),
+        row('log_events', 'evt_8', hour + 2, { message: 'c' }, { level: null, module: null, message: 'c' }),
+      ]) {
+        await db.insertInto(table).values(values).execute()
+      }
+      await migrate(storage, allMigrations)
+    })
+    after(async () => {
+      await storage.close()
+      await drop()
+    })
+
+    test('group summaries start from the events already stored', async () => {
+      const flags = await db.selectFrom('feature_flag_summary').select(['flag_key', 'events', 'last_event_id', 'first_ts']).orderBy('flag_key').execute()
+      assert.deepEqual(
+        flags.map((f) => [f.flag_key, Number(f.events), f.last_event_id]),
+        [
+          ['beta', 2, 'evt_2'],
+          ['other', 1, 'evt_3'],
+        ],
+      )
+      const plans = await db.selectFrom('tenant_plan_summary').select(['tenant_project_id', 'events']).execute()
+      assert.deepEqual(plans.map((p) => [p.tenant_project_id, Number(p.events)]), [['prj_a', 1]])
+    })
+
+    test('costs without a period get the month of their time, and logs their hourly level counts', async () => {
+      const cost = await db.selectFrom('cost_events').select('period').executeTakeFirstOrThrow()
+      assert.equal(cost.period, '2026-02')
+      const hours = await db.selectFrom('log_level_hours').select(['hour', 'level', 'events']).orderBy('hour').orderBy('level_key').execute()
+      assert.deepEqual(
+        hours.map((h) => [new Date(Number(h.hour)).toISOString(), h.level, Number(h.events)]),
+        [
+          ['2026-03-15T10:00:00.000Z', 'info', 1],
+          ['2026-03-15T10:00:00.000Z', null, 1],
+          ['2026-03-15T11:00:00.000Z', 'info', 1],
+        ],
+      )
+    })
+  })
+}

@@ -1,0 +1,51 @@
+import { after, before, describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { createProject, DIALECTS, event, type TestPortal, type TestProject } from '../support/portal.ts'
+import { at, ingestAll, otherOrganisation, read, startReadsPortal } from './fixtures.ts'
+
+for (const dialect of DIALECTS) {
+  describe(`tenant reads on ${dialect}`, () => {
+    let t: TestPortal
+    let project: TestProject
+    let sibling: TestProject
+    let other: { token: string; project: TestProject }
+    before(async () => {
+      t = await startReadsPortal(dialect)
+      project = await createProject(t, 'platform')
+      sibling = await createProject(t, 'customer')
+      other = await otherOrganisation(t)
+      await ingestAll(t, project, [
+        // The sending project, named and unnamed, is one tenant.
+        event('tenant', { plan: 'team', ingestLimitPerSecond: 200 }, at(10)),
+        event('tenant', { projectId: project.id, plan: 'free', ingestLimitPerSecond: 50 }, at(0)),
+        event('tenant', { plan: 'enterprise' }, at(20)),
+        event('tenant', { projectId: sibling.id, plan: 'free' }, at(5)),
+      ])
+      await ingestAll(t, other.project, [event('tenant', { plan: 'secret' }, at(30))])
+    })
+    after(() => t.close())
+
+    test('each tenant’s current plan and the latest limit any event gave, with history', async () => {
+      const body = await read(t, `/api/tenants/plans?project_id=${project.id}`)
+      assert.deepEqual(
+        body.data.map((p: any) => [p.projectId, p.plan, p.ingestLimitPerSecond, p.changes]),
+        [
+          [project.id, 'enterprise', 200, 3],
+          [sibling.id, 'free', null, 1],
+        ],
+      )
+      const detail = await read(t, `/api/tenants/plans/${project.id}?project_id=${project.id}`)
+      assert.deepEqual(detail.history.data.map((c: any) => [c.plan, c.ingestLimitPerSecond]), [['enterprise', null], ['team', 200], ['free', 50]])
+      const events = await read(t, `/api/tenants/events?project_id=${project.id}&tenant=${sibling.id}`)
+      assert.deepEqual(events.data.map((e: any) => e.data.plan), ['free'])
+    })
+
+    test('other organisations and unknown tenants get 404; bad parameters are named', async () => {
+      await read(t, `/api/tenants/plans?project_id=${project.id}`, 404, other.token)
+      await read(t, `/api/tenants/plans/prj_nothing?project_id=${project.id}`, 404)
+      assert.match((await read(t, `/api/tenants/plans?project_id=${project.id}&plan=free`, 400)).detail, /query\.plan/)
+      const page = await read(t, `/api/tenants/plans?project_id=${project.id}&limit=2`)
+      assert.equal(page.nextCursor, null)
+    })
+  })
+}

@@ -1,0 +1,84 @@
+import { after, before, describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { createProject, DIALECTS, event, type TestPortal, type TestProject } from '../support/portal.ts'
+import { at, ingestAll, otherOrganisation, read, startReadsPortal } from './fixtures.ts'
+
+const seconds = (s: number) => new Date(Date.parse(at(0)) + s * 1000).toISOString()
+const span = (traceId: string, spanId: string, parentSpanId: string | undefined, serviceName: string, s: number, durationMs: number) =>
+  event('trace', { traceId, spanId, ...(parentSpanId ? { parentSpanId } : {}), serviceName, name: `${serviceName} ${spanId}`, durationMs }, seconds(s))
+
+for (const dialect of DIALECTS) {
+  describe(`trace reads on ${dialect}`, () => {
+    let t: TestPortal
+    let project: TestProject
+    let other: { token: string; project: TestProject }
+    before(async () => {
+      t = await startReadsPortal(dialect)
+      project = await createProject(t, 'shop')
+      other = await otherOrganisation(t)
+      // Children arrive before their root; the db span ends 200 ms after the root span does.
+      await ingestAll(t, project, [
+        span('t1', 'db', 'api', 'postgres', 1, 1200),
+        span('t1', 'api', 'root', 'api', 0.5, 500),
+        span('t1', 'root', undefined, 'gateway', 0, 2000),
+        span('t2', 'root', undefined, 'gateway', 10, 30),
+        span('t3', 'root', undefined, 'worker', 20, 100),
+        span('t3', 'job', 'root', 'worker', 20.01, 50),
+        span('t4', 'orphan', 'missing', 'api', 30, 10),
+      ])
+      await ingestAll(t, other.project, [span('t1', 'root', undefined, 'evil', 0, 1)])
+    })
+    after(() => t.close())
+
+    test('lists traces newest first with root span, span count, services and total duration', async () => {
+      const body = await read(t, `/api/traces?project_id=${project.id}`)
+      assert.deepEqual(
+        body.data.map((tr: any) => [tr.traceId, tr.rootSpan.spanId, tr.rootSpan.serviceName, tr.spanCount, tr.services, tr.durationMs, tr.startedAt]),
+        [
+          ['t3', 'root', 'worker', 2, ['worker'], 100, seconds(20)],
+          ['t2', 'root', 'gateway', 1, ['gateway'], 30, seconds(10)],
+          ['t1', 'root', 'gateway', 3, ['api', 'gateway', 'postgres'], 2200, seconds(0)],
+        ],
+      )
+    })
+
+    test('filters by any span’s service and by time; pages end at the limit', async () => {
+      const postgres = await read(t, `/api/traces?project_id=${project.id}&service=postgres`)
+      assert.deepEqual(postgres.data.map((tr: any) => tr.traceId), ['t1'])
+      const window = await read(t, `/api/traces?project_id=${project.id}&from=${seconds(5)}&to=${seconds(15)}`)
+      assert.deepEqual(window.data.map((tr: any) => tr.traceId), ['t2'])
+      const none = await read(t, `/api/traces?project_id=${project.id}&service=nothing`)
+      assert.deepEqual(none, { data: [], nextCursor: null })
+      const first = await read(t, `/api/traces?project_id=${project.id}&limit=2`)
+      const second = await read(t, `/api/traces?project_id=${project.id}&limit=2&cursor=${first.nextCursor}`)
+      assert.deepEqual(second.data.map((tr: any) => tr.traceId), ['t1'])
+      assert.equal(second.nextCursor, null)
+    })
+
+    test('GET /api/traces/{traceId} gives every span in start order', async () => {
+      const body = await read(t, `/api/traces/t1?project_id=${project.id}`)
+      assert.deepEqual(body.spans.map((s: any) => [s.spanId, s.parentSpanId, s.serviceName, s.durationMs]), [
+        ['root', null, 'gateway', 2000],
+        ['api', 'root', 'api', 500],
+        ['db', 'api', 'postgres', 1200],
+      ])
+      assert.equal(body.rootSpan.spanId, 'root')
+      assert.equal(body.spanCount, 3)
+      assert.equal(body.durationMs, 2200)
+      assert.equal(body.truncated, false)
+      const orphan = await read(t, `/api/traces/t4?project_id=${project.id}`)
+      assert.equal(orphan.rootSpan, null)
+      assert.equal(orphan.spans.length, 1)
+    })
+
+    test('unknown traces, other organisations and bad parameters', async () => {
+      await read(t, `/api/traces/t9?project_id=${project.id}`, 404)
+      await read(t, `/api/traces/t1?project_id=${project.id}`, 404, other.token)
+      await read(t, `/api/traces?project_id=${project.id}`, 404, other.token)
+      assert.match((await read(t, `/api/traces/t1`, 400)).detail, /project_id/)
+      assert.match((await read(t, `/api/traces?project_id=${project.id}&span=root`, 400)).detail, /query\.span/)
+      const spans = await read(t, `/api/traces/events?project_id=${project.id}&trace_id=t3`)
+      assert.equal(spans.data.length, 2)
+    })
+  })
+}
