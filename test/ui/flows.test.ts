@@ -185,5 +185,10 @@ describe('web UI in Chromium', () => {
       assert.match((await attempt.locator('.headers').first().textContent())!, /webhook-signature/)
     }
     assert.equal(await page.getByRole('button', { name: 'Retry now' }).count(), 0, 'viewers cannot retry')
+
+    await page.getByRole('link', { name: 'All deliveries' }).click()
+    await page.getByRole('link', { name: 'Endpoints' }).click()
+    const reported = page.getByRole('row').filter({ hasText: 'crm' })
+    assert.match((await reported.textContent())!, /2\s*1\s*50%/, 'the attempts integrations reported: 2 attempts, 1 failed')
   })
 })

@@ -24,7 +24,7 @@ async function ingested(t: TestPortal, project: TestProject, events: unknown[]) 
 /**
  * A project with something on every page, sent through the public API as an SDK would:
  * logs, an error group with a stack, a three-span trace, deploys, costs, performance values,
- * flags, tenants, video jobs and audit events.
+ * flags, tenants, video jobs, reported webhook attempts and audit events.
  */
 export async function seedShop(t: TestPortal): Promise<TestProject> {
   const project = await createProject(t, 'shop')
@@ -52,6 +52,8 @@ export async function seedShop(t: TestPortal): Promise<TestProject> {
     event('tenant', { projectId: 'acme-corp', plan: 'growth', ingestLimitPerSecond: 500 }, ago(25)),
     event('video', { jobId: 'job-81', targetUrl: 'https://shop.example/demo', status: 'queued' }, ago(12)),
     event('video', { jobId: 'job-81', status: 'done', artifactUrl: 'https://cdn.example/job-81.mp4' }, ago(10)),
+    event('webhook', { destination: 'crm', url: 'https://crm.example/hooks', statusCode: 502, attempt: 1 }, ago(2)),
+    event('webhook', { destination: 'crm', url: 'https://crm.example/hooks', statusCode: 200, attempt: 2 }, ago(1)),
     event('audit', { actor: 'ana@shop.example', action: 'refund.issued', resource: 'order/1042', method: 'POST', path: '/admin/refunds', statusCode: 201 }, ago(3)),
   ])
   return project
