@@ -26,10 +26,13 @@ interface Series {
 }
 
 export function PerformancePage({ project }: { project: string }) {
-  const { metric, ...scope } = useFilters(['metric', 'service', 'from', 'to'])
+  const { metric: chosen, ...scope } = useFilters(['metric', 'service', 'from', 'to'])
   const summary = useGet<{ data: SummaryRow[] }>(`/api/modules/performance/summary${queryString({ project_id: project, ...scope })}`)
-  const series = useGet<Series>(metric ? `/api/modules/performance/series${queryString({ project_id: project, ...scope, metric })}` : null)
   const rows = summary.data?.data
+  // Until a metric is chosen, the chart shows the first one the summary lists.
+  const metric = chosen ?? rows?.[0]?.metric
+  const service = scope.service ?? (chosen ? undefined : (rows?.[0]?.service ?? undefined))
+  const series = useGet<Series>(metric ? `/api/modules/performance/series${queryString({ project_id: project, ...scope, service, metric })}` : null)
   return (
     <section>
       <h1>Performance</h1>
@@ -42,7 +45,7 @@ export function PerformancePage({ project }: { project: string }) {
       {metric && (
         <>
           <h2>
-            {metric} over time {scope.service && `(${scope.service})`}
+            {metric} over time {service && `(${service})`}
           </h2>
           <LoadState loading={series.loading && !series.data} error={series.error} empty={series.data?.data.length === 0} emptyText="No values of this metric in the window (the series defaults to the last day)." what="the series" />
           {series.data && series.data.data.length > 0 && (
