@@ -35,7 +35,7 @@ interface Asset {
 }
 
 /** Every file of the built app, read once at start: the app is a few files, and serving from memory keeps the first page fast. */
-export function loadUiAssets(distDir: string): Map<string, Asset> {
+function loadUiAssets(distDir: string): Map<string, Asset> {
   const assets = new Map<string, Asset>()
   if (!fs.existsSync(path.join(distDir, 'index.html'))) return assets
   for (const entry of fs.readdirSync(distDir, { recursive: true, withFileTypes: true })) {

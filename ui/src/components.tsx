@@ -146,7 +146,7 @@ export function Json({ value }: { value: unknown }) {
 }
 
 /** A credential shown this once, with a copy button; the portal keeps only its hash. */
-export function SecretOnce({ label, value }: { label: string; value: string }) {
+function SecretOnce({ label, value }: { label: string; value: string }) {
   const [copied, setCopied] = useState(false)
   const copy = async () => {
     await navigator.clipboard.writeText(value)
@@ -235,7 +235,7 @@ export function useInterval(on: boolean, ms: number, tick: () => void) {
   }, [on, ms, tick])
 }
 
-export interface Bar {
+interface Bar {
   label: string
   value: number
 }

@@ -11,7 +11,7 @@ export function navigate(url: string, options: { replace?: boolean } = {}) {
   window.scrollTo(0, 0)
 }
 
-export interface Location {
+interface Location {
   path: string
   params: URLSearchParams
 }

@@ -49,7 +49,7 @@ interface ErrorGroupDetail extends ErrorGroup {
 
 const FILTERS = ['q', 'status', 'environment', 'release', 'service', 'sort']
 
-export function StatusBadges({ group }: { group: Pick<ErrorGroup, 'status' | 'regressed'> }) {
+function StatusBadges({ group }: { group: Pick<ErrorGroup, 'status' | 'regressed'> }) {
   return (
     <>
       <Badge value={group.status} />

@@ -34,7 +34,7 @@ interface TraceDetail extends Trace {
   truncated: boolean
 }
 
-export function formatMs(ms: number): string {
+function formatMs(ms: number): string {
   return ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${Math.round(ms * 10) / 10} ms`
 }
 
