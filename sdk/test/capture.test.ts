@@ -9,8 +9,8 @@ import { storedEvents } from './support/stored-events.ts'
 const CRASHING_APP = fileURLToPath(new URL('./fixtures/crashing-app.ts', import.meta.url))
 const dialect = DIALECTS[0]
 
-// Captures are answered by the test's own loopback receiver (the fault proxy), because the portal's
-// POST /api/errors/capture is being built in another branch; ingest goes through to the real portal.
+// These captures are answered by the test's own loopback receiver (the fault proxy), which records the
+// exact bodies and can refuse on cue; the last suite below captures into the real errors module.
 describe(`SDK captureException and process hooks (portal on ${dialect})`, () => {
   const setup = proxiedPortal(dialect)
   const clientFor = () =>
@@ -112,3 +112,36 @@ function runNode(script: string, env: Record<string, string>): Promise<{ code: n
     })
   })
 }
+
+describe(`SDK captureException into a real portal's errors module (${dialect})`, () => {
+  test('the same exception thrown from the same place twice lands in one group, readable by the API', async () => {
+    const { startTestPortal } = await import('../../test/support/portal.ts')
+    const { PortalClient } = await import('../src/index.ts')
+    const portal = await startTestPortal(dialect)
+    try {
+      const project = await createProject(portal)
+      const client = new PortalClient({ baseUrl: portal.url, apiKey: project.key, webhookSecret: project.webhookSecret, release: 'api@3.1.0' })
+      const failAt = (orderId: number) => {
+        try {
+          throw new RangeError(`order ${orderId} has no lines`)
+        } catch (error) {
+          return error
+        }
+      }
+      const first = await client.captureException(failAt(17), { environment: 'production' })
+      const second = await client.captureException(failAt(42), { environment: 'production' })
+      await client.close()
+      assert.equal(first?.isNewGroup, true)
+      assert.equal(second?.isNewGroup, false)
+      assert.equal(second?.fingerprint, first?.fingerprint)
+      const groups = await portal.request('GET', `/api/errors/groups?project_id=${project.id}`, { token: portal.viewerToken })
+      assert.equal(groups.status, 200)
+      assert.equal(groups.body.data.length, 1)
+      assert.equal(groups.body.data[0].name, 'RangeError')
+      assert.equal(groups.body.data[0].count, 2)
+      assert.deepEqual(groups.body.data[0].releases, ['api@3.1.0'])
+    } finally {
+      await portal.close()
+    }
+  })
+})

@@ -8,6 +8,7 @@ import { openStorage } from '../storage/storage.ts'
 const USAGE = `usage: portal <command>
 
   serve                                   start the portal (the default)
+  help                                    this text
   migrate                                 apply database migrations and exit
   token create --role admin|viewer [--name NAME] [--org ORG_ID]
                                           create an access token and print it once
@@ -17,6 +18,7 @@ Configuration comes from the environment (see README).`
 
 async function main(argv: string[]) {
   const [command = 'serve', sub, ...rest] = argv
+  if (command === 'help' || command === '--help' || command === '-h') return void console.log(USAGE)
   const config = loadConfig()
   if (command === 'serve') return serve(config)
   if (command === 'migrate') {
