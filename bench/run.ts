@@ -5,6 +5,7 @@ const BENCHMARKS: Record<string, () => Promise<unknown>> = {
   webhooks: () => import('./webhooks.ts').then((m) => m.run()),
   errors: () => import('./errors.ts').then((m) => m.run()),
   reads: () => import('./reads.ts').then((m) => m.run()),
+  ui: () => import('./ui.ts').then((m) => m.run()),
 }
 
 const wanted = process.argv.slice(2)

@@ -6,7 +6,9 @@ import { authPlugin } from './http/auth.ts'
 import { openApiPlugin, openApiRoute } from './http/openapi.ts'
 import { ProblemError, problemErrorHandler, sendProblem } from './http/problem.ts'
 import { healthRoutes } from './health/routes.ts'
+import { identityRoutes } from './identity/routes.ts'
 import { ingestRoutes } from './ingest/route.ts'
+import { uiPlugin } from './http/ui.ts'
 import { validatorCompiler } from './http/validation.ts'
 import { parseJsonBody } from './http/json-body.ts'
 import { eventReads } from './modules/event-reads.ts'
@@ -57,6 +59,7 @@ export async function buildServer(ctx: PortalContext) {
 
   await app.register(healthRoutes, { ctx })
   await app.register(openApiRoute)
+  await app.register(identityRoutes)
   await app.register(ingestRoutes, { ctx })
   await app.register(projectRoutes, { ctx })
   await app.register(apiKeyRoutes, { ctx })
@@ -64,6 +67,7 @@ export async function buildServer(ctx: PortalContext) {
     await app.register(eventReads(module), { ctx, prefix: module.basePath })
     if (module.routes) await app.register(module.routes, { ctx, module, prefix: module.basePath })
   }
+  await app.register(uiPlugin)
   return app
 }
 

@@ -1,0 +1,187 @@
+import type { ComponentType, TargetedSubmitEvent } from 'preact'
+import { useEffect, useState } from 'preact/hooks'
+import { api, ApiError, session, useGet, whenUnauthorized } from './api.ts'
+import { MeContext, type Me } from './identity.ts'
+import { Link, match, navigate, useLocation } from './router.tsx'
+import { ProjectsPage, KeysPage, type Project } from './pages/projects.tsx'
+import { ErrorGroupPage, ErrorGroupsPage } from './pages/errors.tsx'
+import { LogsPage } from './pages/logs.tsx'
+import { TracePage, TracesPage } from './pages/traces.tsx'
+import { DeploysPage } from './pages/deploys.tsx'
+import { CostsPage } from './pages/costs.tsx'
+import { PerformancePage } from './pages/performance.tsx'
+import { FlagPage, FlagsPage } from './pages/flags.tsx'
+import { DeliveryPage, DeliveriesPage, EndpointsPage } from './pages/webhooks.tsx'
+import { AuditPage } from './pages/audit.tsx'
+import { TenantPage, TenantsPage } from './pages/tenants.tsx'
+import { VideoJobPage, VideoJobsPage } from './pages/video.tsx'
+
+/** Project sections, in the order of the navigation. */
+const SECTIONS: [path: string, label: string][] = [
+  ['errors', 'Errors'],
+  ['logs', 'Logs'],
+  ['traces', 'Traces'],
+  ['deploys', 'Deploys'],
+  ['costs', 'Costs'],
+  ['performance', 'Performance'],
+  ['flags', 'Feature flags'],
+  ['webhooks', 'Webhooks'],
+  ['audit', 'Audit'],
+  ['tenants', 'Tenants'],
+  ['video', 'Video jobs'],
+  ['keys', 'API keys'],
+]
+
+// Each page takes its pattern's named segments as props.
+const ROUTES: [pattern: string, page: ComponentType<any>][] = [
+  ['/', ProjectsPage],
+  ['/p/:project/keys', KeysPage],
+  ['/p/:project/errors', ErrorGroupsPage],
+  ['/p/:project/errors/:fingerprint', ErrorGroupPage],
+  ['/p/:project/logs', LogsPage],
+  ['/p/:project/traces', TracesPage],
+  ['/p/:project/traces/:traceId', TracePage],
+  ['/p/:project/deploys', DeploysPage],
+  ['/p/:project/costs', CostsPage],
+  ['/p/:project/performance', PerformancePage],
+  ['/p/:project/flags', FlagsPage],
+  ['/p/:project/flags/:flag', FlagPage],
+  ['/p/:project/webhooks', EndpointsPage],
+  ['/p/:project/webhooks/deliveries', DeliveriesPage],
+  ['/p/:project/webhooks/deliveries/:delivery', DeliveryPage],
+  ['/p/:project/audit', AuditPage],
+  ['/p/:project/tenants', TenantsPage],
+  ['/p/:project/tenants/:tenant', TenantPage],
+  ['/p/:project/video', VideoJobsPage],
+  ['/p/:project/video/:job', VideoJobPage],
+]
+
+export function App() {
+  const [me, setMe] = useState<Me | null>(null)
+  const [checking, setChecking] = useState(session.token() !== null)
+  const [signInError, setSignInError] = useState<string>()
+
+  const signOut = (reason?: string) => {
+    session.forget()
+    setMe(null)
+    setSignInError(reason)
+  }
+  useEffect(() => {
+    whenUnauthorized(() => signOut('Your session ended: the portal no longer accepts this token. Sign in again.'))
+    const token = session.token()
+    if (!token) return
+    api<Me>('GET', '/api/me', undefined, token).then(setMe, (error: ApiError) => signOut(error.detail)).finally(() => setChecking(false))
+  }, [])
+
+  if (checking) return <p class="state" role="status">Checking your session…</p>
+  if (!me) return <SignIn error={signInError} onSignedIn={setMe} />
+  return (
+    <MeContext.Provider value={me}>
+      <Shell me={me} onSignOut={() => signOut()} />
+    </MeContext.Provider>
+  )
+}
+
+function SignIn(props: { error?: string; onSignedIn(me: Me): void }) {
+  const [error, setError] = useState(props.error)
+  const [busy, setBusy] = useState(false)
+  const onSubmit = async (event: TargetedSubmitEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    const token = String(new FormData(event.currentTarget).get('token') ?? '').trim()
+    setBusy(true)
+    try {
+      const me = await api<Me>('GET', '/api/me', undefined, token)
+      session.keep(token)
+      props.onSignedIn(me)
+    } catch (failure) {
+      setError((failure as ApiError).detail)
+    } finally {
+      setBusy(false)
+    }
+  }
+  return (
+    <main class="signin">
+      <h1>Observability Portal</h1>
+      <form onSubmit={onSubmit}>
+        <label>
+          <span>Access token</span>
+          <input name="token" type="password" autocomplete="off" required placeholder="pat_…" autofocus />
+        </label>
+        <p class="muted">Kept in this browser tab only, until you sign out or close it.</p>
+        {error && <p role="alert" class="error">{error}</p>}
+        <button type="submit" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
+      </form>
+    </main>
+  )
+}
+
+function Shell({ me, onSignOut }: { me: Me; onSignOut(): void }) {
+  const { path } = useLocation()
+  const found = findRoute(path)
+  const projectId = found?.params.project
+  return (
+    <>
+      <a href="#main" class="skip">
+        Skip to content
+      </a>
+      <header class="top">
+        <Link href="/" class="brand">
+          Portal
+        </Link>
+        {projectId && <ProjectName id={projectId} />}
+        <span class="who">
+          {me.name} · <span class={`role ${me.role}`}>{me.role}</span>
+        </span>
+        <button type="button" onClick={onSignOut}>
+          Sign out
+        </button>
+      </header>
+      {projectId && <ProjectNav project={projectId} path={path} />}
+      <main id="main" tabIndex={-1}>
+        {found ? <found.page {...found.params} /> : <NotFound />}
+      </main>
+    </>
+  )
+}
+
+function findRoute(path: string) {
+  for (const [pattern, page] of ROUTES) {
+    const params = match(pattern, path)
+    if (params) return { page, params }
+  }
+  return null
+}
+
+function ProjectName({ id }: { id: string }) {
+  const project = useGet<Project>(`/api/projects/${encodeURIComponent(id)}`)
+  return <span class="project">{project.data?.name ?? (project.error ? 'unknown project' : '…')}</span>
+}
+
+function ProjectNav({ project, path }: { project: string; path: string }) {
+  return (
+    <nav class="sections" aria-label="Project sections">
+      {SECTIONS.map(([section, label]) => {
+        const href = `/p/${project}/${section}`
+        const current = path === href || path.startsWith(`${href}/`)
+        return (
+          <Link href={href} aria-current={current ? 'page' : undefined}>
+            {label}
+          </Link>
+        )
+      })}
+    </nav>
+  )
+}
+
+function NotFound() {
+  return (
+    <section>
+      <h1>Nothing here</h1>
+      <p>
+        This address is not a page of the portal. <button type="button" onClick={() => navigate('/')}>Go to projects</button>
+      </p>
+    </section>
+  )
+}

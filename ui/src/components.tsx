@@ -1,0 +1,312 @@
+import type { ComponentChildren, TargetedSubmitEvent } from 'preact'
+import { useEffect, useRef, useState } from 'preact/hooks'
+import type { ApiError, Paged } from './api.ts'
+import { navigate, withParams, useLocation } from './router.tsx'
+
+/** Loading, failure and emptiness said in words, announced to screen readers. */
+export function LoadState(props: { loading: boolean; error?: ApiError; empty?: boolean; emptyText?: string; what: string }) {
+  if (props.error) {
+    return (
+      <p class="state error" role="alert">
+        Could not load {props.what}: {props.error.detail} <span class="code">({props.error.code})</span>
+      </p>
+    )
+  }
+  if (props.loading) return <p class="state" role="status">Loading {props.what}…</p>
+  if (props.empty) return <p class="state" role="status">{props.emptyText ?? `No ${props.what} yet.`}</p>
+  return null
+}
+
+export interface Column<T> {
+  title: string
+  render(item: T): ComponentChildren
+  numeric?: boolean
+}
+
+/** A table over a cursor-paged list, with its states and a button for the next page. */
+export function PagedTable<T>(props: { list: Paged<T, any>; columns: Column<T>[]; what: string; emptyText?: string; rowKey(item: T): string }) {
+  const { list } = props
+  const firstLoad = list.loading && list.items.length === 0
+  return (
+    <div class="paged">
+      <LoadState loading={firstLoad} error={list.error} empty={!list.loading && !list.error && list.items.length === 0} emptyText={props.emptyText} what={props.what} />
+      {list.items.length > 0 && <Table columns={props.columns} items={list.items} rowKey={props.rowKey} />}
+      {list.nextCursor && (
+        <button type="button" class="more" onClick={list.more} disabled={list.loading}>
+          {list.loading ? 'Loading…' : `Load more ${props.what}`}
+        </button>
+      )}
+    </div>
+  )
+}
+
+export function Table<T>(props: { columns: Column<T>[]; items: T[]; rowKey(item: T): string }) {
+  return (
+    <table>
+      <thead>
+        <tr>
+          {props.columns.map((column) => (
+            <th scope="col" class={column.numeric ? 'num' : undefined}>
+              {column.title}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {props.items.map((item) => (
+          <tr key={props.rowKey(item)}>
+            {props.columns.map((column) => (
+              <td class={column.numeric ? 'num' : undefined}>{column.render(item)}</td>
+            ))}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  )
+}
+
+export interface FilterField {
+  /** the URL and API query parameter */
+  name: string
+  label: string
+  kind?: 'text' | 'time' | 'select'
+  options?: [value: string, label: string][]
+  placeholder?: string
+}
+
+/** `from` (inclusive) and `to` (exclusive), as every time-windowed read takes them. */
+export const TIME_RANGE: FilterField[] = [
+  { name: 'from', label: 'From', kind: 'time' },
+  { name: 'to', label: 'To', kind: 'time' },
+]
+
+/** Filters written into the URL's query on submit; the page reads them back from there. */
+export function Filters(props: { fields: FilterField[]; children?: ComponentChildren }) {
+  const { params } = useLocation()
+  const onSubmit = (event: TargetedSubmitEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    const form = new FormData(event.currentTarget)
+    const updates: Record<string, string | undefined> = {}
+    for (const field of props.fields) {
+      const value = String(form.get(field.name) ?? '').trim()
+      updates[field.name] = field.kind === 'time' && value ? new Date(value).toISOString() : value
+    }
+    navigate(withParams(updates))
+  }
+  return (
+    <form class="filters" role="search" onSubmit={onSubmit} key={params.toString()}>
+      {props.fields.map((field) => (
+        <label>
+          <span>{field.label}</span>
+          <FilterInput field={field} value={params.get(field.name) ?? ''} />
+        </label>
+      ))}
+      {props.children}
+      <button type="submit">Apply</button>
+    </form>
+  )
+}
+
+function FilterInput({ field, value }: { field: FilterField; value: string }) {
+  if (field.kind === 'select') {
+    return (
+      <select name={field.name} value={value}>
+        {field.options!.map(([option, label]) => (
+          <option value={option}>{label}</option>
+        ))}
+      </select>
+    )
+  }
+  if (field.kind === 'time') return <input type="datetime-local" name={field.name} value={value ? localInputValue(value) : ''} step={1} />
+  return <input type="search" name={field.name} value={value} placeholder={field.placeholder} />
+}
+
+/** `datetime-local` wants local time without a zone. */
+function localInputValue(iso: string): string {
+  const date = new Date(iso)
+  if (Number.isNaN(date.getTime())) return ''
+  return new Date(date.getTime() - date.getTimezoneOffset() * 60_000).toISOString().slice(0, 19)
+}
+
+export function Time({ iso }: { iso: string | null | undefined }) {
+  if (!iso) return <span class="muted">—</span>
+  return (
+    <time dateTime={iso} title={iso}>
+      {new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' })}
+    </time>
+  )
+}
+
+export function Badge({ value, tone }: { value: string; tone?: string }) {
+  return <span class={`badge ${tone ?? value}`}>{value}</span>
+}
+
+export function Json({ value }: { value: unknown }) {
+  return <pre class="json">{JSON.stringify(value, null, 2)}</pre>
+}
+
+/** A credential shown this once, with a copy button; the portal keeps only its hash. */
+function SecretOnce({ label, value }: { label: string; value: string }) {
+  const [copied, setCopied] = useState(false)
+  const copy = async () => {
+    await navigator.clipboard.writeText(value)
+    setCopied(true)
+  }
+  return (
+    <div class="secret">
+      <span>{label}</span>
+      <code data-secret>{value}</code>
+      <button type="button" onClick={copy}>
+        {copied ? 'Copied' : 'Copy'}
+      </button>
+    </div>
+  )
+}
+
+/** Shown after a create or rotate: the values cannot be read again, so they stay until dismissed. */
+export function OnceNotice(props: { title: string; secrets: [label: string, value: string][]; onDone(): void }) {
+  return (
+    <section class="notice" aria-live="polite">
+      <h3>{props.title}</h3>
+      <p>Copy these now: the portal shows them this once and keeps only a hash or an encrypted copy.</p>
+      {props.secrets.map(([label, value]) => (
+        <SecretOnce label={label} value={value} />
+      ))}
+      <button type="button" onClick={props.onDone}>
+        I have copied them
+      </button>
+    </section>
+  )
+}
+
+/** A button that asks first, in a modal dialog (focus is trapped and Escape cancels). */
+export function ConfirmButton(props: { label: string; question: string; confirmLabel: string; onConfirm(): Promise<void> | void; danger?: boolean }) {
+  const dialog = useRef<HTMLDialogElement>(null)
+  const [error, setError] = useState<string>()
+  const confirm = async () => {
+    try {
+      await props.onConfirm()
+      dialog.current?.close()
+    } catch (failure) {
+      setError((failure as Error).message)
+    }
+  }
+  return (
+    <>
+      <button type="button" class={props.danger ? 'danger' : undefined} onClick={() => dialog.current?.showModal()}>
+        {props.label}
+      </button>
+      <dialog ref={dialog} aria-label={props.question}>
+        <p>{props.question}</p>
+        {error && <p role="alert" class="error">{error}</p>}
+        <div class="actions">
+          <button type="button" onClick={() => dialog.current?.close()}>
+            Cancel
+          </button>
+          <button type="button" class={props.danger ? 'danger' : undefined} onClick={confirm}>
+            {props.confirmLabel}
+          </button>
+        </div>
+      </dialog>
+    </>
+  )
+}
+
+/** Runs an action, keeping its failure to show next to the control. */
+export function useAction(): [error: string | undefined, run: (action: () => Promise<unknown>) => Promise<void>] {
+  const [error, setError] = useState<string>()
+  const run = async (action: () => Promise<unknown>) => {
+    setError(undefined)
+    try {
+      await action()
+    } catch (failure) {
+      setError((failure as Error).message)
+    }
+  }
+  return [error, run]
+}
+
+/** Calls `tick` every `ms` while `on`. */
+export function useInterval(on: boolean, ms: number, tick: () => void) {
+  useEffect(() => {
+    if (!on) return
+    const timer = setInterval(tick, ms)
+    return () => clearInterval(timer)
+  }, [on, ms, tick])
+}
+
+interface Bar {
+  label: string
+  value: number
+}
+
+/** Bars with their values written out, so the chart reads without hovering. */
+export function BarChart({ bars, title, format = String }: { bars: Bar[]; title: string; format?: (value: number) => string }) {
+  const max = Math.max(...bars.map((bar) => bar.value), 0) || 1
+  const height = 120
+  // Each bar's slot is wide enough for its longest label, so that values never overlap.
+  const slot = Math.max(44, ...bars.map((bar) => Math.max(format(bar.value).length, bar.label.length) * 7 + 12))
+  const width = Math.max(bars.length * slot, 200)
+  return (
+    <figure class="chart">
+      <svg viewBox={`0 0 ${width} ${height + 44}`} width={width} height={height + 44} role="img" aria-label={title}>
+        {bars.map((bar, index) => {
+          const barHeight = (bar.value / max) * height
+          const middle = index * slot + slot / 2
+          return (
+            <g>
+              <title>{`${bar.label}: ${format(bar.value)}`}</title>
+              <rect x={middle - 16} y={height - barHeight + 20} width={32} height={Math.max(barHeight, 1)} class="bar" />
+              <text x={middle} y={height - barHeight + 15} text-anchor="middle" class="value">
+                {format(bar.value)}
+              </text>
+              <text x={middle} y={height + 38} text-anchor="middle">
+                {bar.label}
+              </text>
+            </g>
+          )
+        })}
+      </svg>
+      <figcaption>{title}</figcaption>
+    </figure>
+  )
+}
+
+export interface Series {
+  name: string
+  points: { x: number; y: number }[]
+}
+
+/** Lines over time (x in epoch ms), with the range of each axis written out. */
+export function LineChart({ series, title, unit }: { series: Series[]; title: string; unit?: string }) {
+  const points = series.flatMap((line) => line.points)
+  if (points.length === 0) return null
+  const [width, height] = [640, 180]
+  const minX = Math.min(...points.map((point) => point.x))
+  const maxX = Math.max(...points.map((point) => point.x))
+  const maxY = Math.max(...points.map((point) => point.y)) || 1
+  const x = (value: number) => 40 + ((value - minX) / (maxX - minX || 1)) * (width - 50)
+  const y = (value: number) => height - 20 - (value / maxY) * (height - 30)
+  return (
+    <figure class="chart">
+      <svg viewBox={`0 0 ${width} ${height}`} width={width} height={height} role="img" aria-label={title}>
+        <text x={2} y={14}>{`${maxY}${unit ? ` ${unit}` : ''}`}</text>
+        <text x={2} y={height - 22}>0</text>
+        <line x1={40} y1={height - 20} x2={width - 10} y2={height - 20} class="axis" />
+        {series.map((line, index) => (
+          <polyline class={`line line${index}`} points={line.points.map((point) => `${x(point.x)},${y(point.y)}`).join(' ')} />
+        ))}
+        <text x={40} y={height - 4}>{new Date(minX).toLocaleString()}</text>
+        <text x={width - 10} y={height - 4} text-anchor="end">
+          {new Date(maxX).toLocaleString()}
+        </text>
+      </svg>
+      <figcaption>
+        {title}:{' '}
+        {series.map((line, index) => (
+          <span class={`key line${index}`}>{line.name} </span>
+        ))}
+      </figcaption>
+    </figure>
+  )
+}

@@ -1,0 +1,44 @@
+import { queryString, usePaged } from '../api.ts'
+import { Filters, Json, PagedTable, Time, TIME_RANGE } from '../components.tsx'
+import { useFilters } from '../router.tsx'
+
+interface AuditEvent {
+  id: string
+  ts: string
+  data: { actor: string; action?: string; resource?: string; method?: string; path?: string; statusCode?: number; ip?: string; metadata?: Record<string, unknown> }
+}
+
+const FILTERS = ['actor', 'action', 'resource', 'from', 'to']
+
+export function AuditPage({ project }: { project: string }) {
+  const filters = useFilters(FILTERS)
+  const list = usePaged<AuditEvent>(`/api/modules/audit/events${queryString({ project_id: project, ...filters })}`)
+  return (
+    <section>
+      <h1>Audit</h1>
+      <p class="muted">Who did what: audit events sent by your services, and this portal’s own management actions.</p>
+      <Filters
+        fields={[
+          { name: 'actor', label: 'Actor' },
+          { name: 'action', label: 'Action' },
+          { name: 'resource', label: 'Resource' },
+          ...TIME_RANGE,
+        ]}
+      />
+      <PagedTable
+        list={list}
+        what="audit events"
+        emptyText="No audit event matches."
+        rowKey={(event) => event.id}
+        columns={[
+          { title: 'When', render: (event) => <Time iso={event.ts} /> },
+          { title: 'Actor', render: (event) => event.data.actor },
+          { title: 'Action', render: (event) => event.data.action ?? '—' },
+          { title: 'Resource', render: (event) => event.data.resource ?? '—' },
+          { title: 'Request', render: (event) => (event.data.method ? `${event.data.method} ${event.data.path ?? ''} → ${event.data.statusCode ?? '?'}` : '—') },
+          { title: 'Details', render: (event) => (event.data.metadata ? <details><summary>metadata</summary><Json value={event.data.metadata} /></details> : '—') },
+        ]}
+      />
+    </section>
+  )
+}

@@ -1,0 +1,69 @@
+import { queryString, usePaged } from '../api.ts'
+import { Badge, Filters, PagedTable, Time } from '../components.tsx'
+import { Link, useFilters, withParams } from '../router.tsx'
+
+interface LatestDeploy {
+  service: string
+  environment: string | null
+  version: string | null
+  status: string | null
+  commit: string | null
+  failed: boolean
+  deployedAt: string
+  deploys: number
+}
+
+interface DeployEvent {
+  id: string
+  ts: string
+  data: { service: string; version?: string; environment?: string; status?: string; commit?: string }
+}
+
+export function DeploysPage({ project }: { project: string }) {
+  const { service, environment, status } = useFilters(['service', 'environment', 'status'])
+  const latest = usePaged<LatestDeploy>(`/api/modules/deploys/latest${queryString({ project_id: project, service, environment })}`)
+  const history = usePaged<DeployEvent>(`/api/modules/deploys/events${queryString({ project_id: project, service, environment, status })}`)
+  return (
+    <section>
+      <h1>Deploys</h1>
+      <Filters
+        fields={[
+          { name: 'service', label: 'Service' },
+          { name: 'environment', label: 'Environment' },
+          { name: 'status', label: 'Status (history)' },
+        ]}
+      />
+      <h2>Latest per service and environment</h2>
+      <PagedTable
+        list={latest}
+        what="deploy targets"
+        emptyText="No deploy events yet."
+        rowKey={(deploy) => `${deploy.service}\u0000${deploy.environment}`}
+        columns={[
+          { title: 'Service', render: (deploy) => <Link href={withParams({ service: deploy.service, environment: deploy.environment ?? undefined })}>{deploy.service}</Link> },
+          { title: 'Environment', render: (deploy) => deploy.environment ?? '—' },
+          { title: 'Version', render: (deploy) => deploy.version ?? '—' },
+          { title: 'Status', render: (deploy) => (deploy.status ? <Badge value={deploy.status} tone={deploy.failed ? 'failed' : 'succeeded'} /> : '—') },
+          { title: 'Commit', render: (deploy) => <code>{deploy.commit?.slice(0, 10) ?? '—'}</code> },
+          { title: 'Deployed', render: (deploy) => <Time iso={deploy.deployedAt} /> },
+          { title: 'Deploys', numeric: true, render: (deploy) => deploy.deploys },
+        ]}
+      />
+      <h2>History</h2>
+      <PagedTable
+        list={history}
+        what="deploys"
+        emptyText="No deploy matches."
+        rowKey={(event) => event.id}
+        columns={[
+          { title: 'When', render: (event) => <Time iso={event.ts} /> },
+          { title: 'Service', render: (event) => event.data.service },
+          { title: 'Environment', render: (event) => event.data.environment ?? '—' },
+          { title: 'Version', render: (event) => event.data.version ?? '—' },
+          { title: 'Status', render: (event) => (event.data.status ? <Badge value={event.data.status} /> : '—') },
+          { title: 'Commit', render: (event) => <code>{event.data.commit?.slice(0, 10) ?? '—'}</code> },
+        ]}
+      />
+    </section>
+  )
+}

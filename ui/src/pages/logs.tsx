@@ -1,0 +1,108 @@
+import type { TargetedSubmitEvent } from 'preact'
+import { queryString, useGet, usePaged } from '../api.ts'
+import { Badge, Filters, Json, PagedTable, Time, TIME_RANGE, useInterval } from '../components.tsx'
+import { Link, navigate, useFilters, useLocation, withParams } from '../router.tsx'
+
+interface LogEvent {
+  id: string
+  ts: string
+  data: { level?: string; message: string; module?: string; fields?: Record<string, unknown> }
+}
+
+interface LevelCounts {
+  data: { level: string | null; count: number }[]
+  total: number
+}
+
+const REFRESH_MS = 5000
+const FIELD_PREFIX = 'field.'
+
+export function LogsPage({ project }: { project: string }) {
+  const { params } = useLocation()
+  const live = params.get('live') === '1'
+  const fieldFilters = [...params.entries()].filter(([name]) => name.startsWith(FIELD_PREFIX))
+  const { q, level, ...scope } = useFilters(['q', 'level', 'module', 'from', 'to'])
+  const filters = { ...scope, q, level, ...Object.fromEntries(fieldFilters) }
+  const list = usePaged<LogEvent>(`/api/modules/logs/events${queryString({ project_id: project, ...filters })}`)
+  const levels = useGet<LevelCounts>(`/api/modules/logs/levels${queryString({ project_id: project, ...scope })}`)
+  useInterval(live, REFRESH_MS, list.reload)
+
+  return (
+    <section>
+      <h1>Logs</h1>
+      <Filters
+        fields={[
+          { name: 'q', label: 'Search text' },
+          { name: 'level', label: 'Level' },
+          { name: 'module', label: 'Module' },
+          ...TIME_RANGE,
+        ]}
+      />
+      <FieldFilter active={fieldFilters} />
+      {levels.data && levels.data.total > 0 && (
+        <p class="levels" aria-label="Logs per level">
+          {levels.data.data.map((row) => (
+            <Link href={withParams({ level: row.level ?? undefined })} class="chip">
+              {row.level ?? 'no level'} <strong>{row.count.toLocaleString()}</strong>
+            </Link>
+          ))}
+        </p>
+      )}
+      <label class="toggle">
+        <input type="checkbox" checked={live} onChange={(event) => navigate(withParams({ live: event.currentTarget.checked ? '1' : undefined }), { replace: true })} />
+        Auto-refresh every {REFRESH_MS / 1000} s {live && <span role="status">(live: newest first)</span>}
+      </label>
+      <PagedTable
+        list={list}
+        what="logs"
+        emptyText="No log matches these filters."
+        rowKey={(log) => log.id}
+        columns={[
+          { title: 'Time', render: (log) => <Time iso={log.ts} /> },
+          { title: 'Level', render: (log) => (log.data.level ? <Badge value={log.data.level} tone={`level-${log.data.level.toLowerCase()}`} /> : '—') },
+          { title: 'Module', render: (log) => log.data.module ?? '—' },
+          { title: 'Message', render: (log) => <LogMessage log={log} /> },
+        ]}
+      />
+    </section>
+  )
+}
+
+function LogMessage({ log }: { log: LogEvent }) {
+  const fields = log.data.fields ?? {}
+  if (Object.keys(fields).length === 0) return <span class="logline">{log.data.message}</span>
+  return (
+    <details>
+      <summary class="logline">{log.data.message}</summary>
+      <Json value={fields} />
+    </details>
+  )
+}
+
+/** `field.<name>=value` narrows to logs whose `fields.<name>` equals the value. */
+function FieldFilter({ active }: { active: [string, string][] }) {
+  const onSubmit = (event: TargetedSubmitEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    const form = new FormData(event.currentTarget)
+    const name = String(form.get('fieldName') ?? '').trim()
+    if (name) navigate(withParams({ [`${FIELD_PREFIX}${name}`]: String(form.get('fieldValue') ?? '') }))
+  }
+  return (
+    <form class="filters" onSubmit={onSubmit} aria-label="Field filters">
+      <label>
+        <span>Field</span>
+        <input name="fieldName" placeholder="userId" pattern="[A-Za-z0-9_.\-]+" />
+      </label>
+      <label>
+        <span>equals</span>
+        <input name="fieldValue" />
+      </label>
+      <button type="submit">Add field filter</button>
+      {active.map(([name, value]) => (
+        <button type="button" class="chip" onClick={() => navigate(withParams({ [name]: undefined }))} aria-label={`Remove filter ${name.slice(FIELD_PREFIX.length)} = ${value}`}>
+          {name.slice(FIELD_PREFIX.length)} = {value} ✕
+        </button>
+      ))}
+    </form>
+  )
+}

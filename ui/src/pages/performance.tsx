@@ -1,0 +1,81 @@
+import { queryString, useGet } from '../api.ts'
+import { Filters, LineChart, LoadState, Table, TIME_RANGE } from '../components.tsx'
+import { Link, useFilters, withParams } from '../router.tsx'
+
+interface Stats {
+  count: number
+  min: number
+  max: number
+  avg: number
+  p50: number
+  p95: number
+  p99: number
+}
+
+interface SummaryRow extends Stats {
+  service: string | null
+  metric: string
+  unit: string | null
+}
+
+interface Series {
+  metric: string
+  service: string | null
+  bucket: string
+  data: (Stats & { start: string })[]
+}
+
+export function PerformancePage({ project }: { project: string }) {
+  const { metric: chosen, ...scope } = useFilters(['metric', 'service', 'from', 'to'])
+  const summary = useGet<{ data: SummaryRow[] }>(`/api/modules/performance/summary${queryString({ project_id: project, ...scope })}`)
+  const rows = summary.data?.data
+  // Until a metric is chosen, the chart shows the first one the summary lists.
+  const metric = chosen ?? rows?.[0]?.metric
+  const service = scope.service ?? (chosen ? undefined : (rows?.[0]?.service ?? undefined))
+  const series = useGet<Series>(metric ? `/api/modules/performance/series${queryString({ project_id: project, ...scope, service, metric })}` : null)
+  return (
+    <section>
+      <h1>Performance</h1>
+      <Filters
+        fields={[
+          { name: 'service', label: 'Service' },
+          ...TIME_RANGE,
+        ]}
+      />
+      {metric && (
+        <>
+          <h2>
+            {metric} over time {service && `(${service})`}
+          </h2>
+          <LoadState loading={series.loading && !series.data} error={series.error} empty={series.data?.data.length === 0} emptyText="No values of this metric in the window (the series defaults to the last day)." what="the series" />
+          {series.data && series.data.data.length > 0 && (
+            <LineChart
+              title={`p50, p95 and p99 per ${series.data.bucket}`}
+              unit={rows?.find((row) => row.metric === metric)?.unit ?? undefined}
+              series={(['p50', 'p95', 'p99'] as const).map((name) => ({ name, points: series.data!.data.map((bucket) => ({ x: Date.parse(bucket.start), y: bucket[name] })) }))}
+            />
+          )}
+        </>
+      )}
+      <h2>Percentiles per service and metric</h2>
+      <LoadState loading={summary.loading && !rows} error={summary.error} empty={rows?.length === 0} emptyText="No performance values in this window." what="percentiles" />
+      {rows && rows.length > 0 && (
+        <Table
+          items={rows}
+          rowKey={(row) => `${row.service}|${row.metric}|${row.unit}`}
+          columns={[
+            { title: 'Service', render: (row) => row.service ?? '—' },
+            { title: 'Metric', render: (row) => <Link href={withParams({ metric: row.metric, service: row.service ?? undefined })}>{row.metric}</Link> },
+            { title: 'Unit', render: (row) => row.unit ?? '—' },
+            { title: 'Count', numeric: true, render: (row) => row.count.toLocaleString() },
+            { title: 'p50', numeric: true, render: (row) => row.p50 },
+            { title: 'p95', numeric: true, render: (row) => row.p95 },
+            { title: 'p99', numeric: true, render: (row) => row.p99 },
+            { title: 'Avg', numeric: true, render: (row) => row.avg },
+            { title: 'Max', numeric: true, render: (row) => row.max },
+          ]}
+        />
+      )}
+    </section>
+  )
+}

@@ -1,0 +1,165 @@
+import type { TargetedSubmitEvent } from 'preact'
+import { useState } from 'preact/hooks'
+import { api, usePaged } from '../api.ts'
+import { Badge, ConfirmButton, OnceNotice, PagedTable, Time, useAction } from '../components.tsx'
+import { useCanWrite } from '../identity.ts'
+import { Link } from '../router.tsx'
+
+export interface Project {
+  id: string
+  name: string
+  createdAt: string
+  updatedAt: string
+}
+
+interface ApiKey {
+  id: string
+  name: string
+  prefix: string
+  createdAt: string
+  lastUsedAt: string | null
+  revokedAt: string | null
+}
+
+interface CreatedKey {
+  id: string
+  key: string
+  webhookSecret: string
+}
+
+/** A one-field form that clears itself after a successful submit. */
+function NameForm(props: { label: string; submitLabel: string; initial?: string; onSubmit(name: string): Promise<unknown> }) {
+  const [error, run] = useAction()
+  const onSubmit = (event: TargetedSubmitEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    const form = event.currentTarget
+    const name = String(new FormData(form).get('name') ?? '').trim()
+    return run(async () => {
+      await props.onSubmit(name)
+      form.reset()
+    })
+  }
+  return (
+    <form class="inline" onSubmit={onSubmit}>
+      <label>
+        <span>{props.label}</span>
+        <input name="name" required maxLength={200} value={props.initial} />
+      </label>
+      <button type="submit">{props.submitLabel}</button>
+      {error && <span role="alert" class="error">{error}</span>}
+    </form>
+  )
+}
+
+export function ProjectsPage() {
+  const canWrite = useCanWrite()
+  const list = usePaged<Project>('/api/projects')
+  const [renaming, setRenaming] = useState<string>()
+  return (
+    <section>
+      <h1>Projects</h1>
+      {canWrite && <NameForm label="New project name" submitLabel="Create project" onSubmit={(name) => api('POST', '/api/projects', { name }).then(list.reload)} />}
+      <PagedTable
+        list={list}
+        what="projects"
+        emptyText={canWrite ? 'No projects yet: create the first one above.' : 'No projects yet; an admin can create one.'}
+        rowKey={(project) => project.id}
+        columns={[
+          {
+            title: 'Project',
+            render: (project) =>
+              renaming === project.id ? (
+                <NameForm
+                  label="Name"
+                  submitLabel="Save"
+                  initial={project.name}
+                  onSubmit={(name) => api('PATCH', `/api/projects/${project.id}`, { name }).then(() => (setRenaming(undefined), list.reload()))}
+                />
+              ) : (
+                <Link href={`/p/${project.id}/errors`}>{project.name}</Link>
+              ),
+          },
+          { title: 'Id', render: (project) => <code>{project.id}</code> },
+          { title: 'Created', render: (project) => <Time iso={project.createdAt} /> },
+          {
+            title: 'Actions',
+            render: (project) => (
+              <span class="actions">
+                <Link href={`/p/${project.id}/keys`}>API keys</Link>
+                {canWrite && (
+                  <>
+                    <button type="button" onClick={() => setRenaming(renaming === project.id ? undefined : project.id)}>
+                      {renaming === project.id ? 'Cancel rename' : 'Rename'}
+                    </button>
+                    <ConfirmButton
+                      danger
+                      label="Delete"
+                      question={`Delete project “${project.name}”? Its API keys stop working and its reads disappear.`}
+                      confirmLabel="Delete project"
+                      onConfirm={() => api('DELETE', `/api/projects/${project.id}`).then(list.reload)}
+                    />
+                  </>
+                )}
+              </span>
+            ),
+          },
+        ]}
+      />
+    </section>
+  )
+}
+
+export function KeysPage({ project }: { project: string }) {
+  const canWrite = useCanWrite()
+  const list = usePaged<ApiKey>(`/api/projects/${project}/keys`)
+  const [created, setCreated] = useState<CreatedKey>()
+  const create = async (name: string) => {
+    setCreated(await api<CreatedKey>('POST', `/api/projects/${project}/keys`, { name }))
+    list.reload()
+  }
+  return (
+    <section>
+      <h1>API keys</h1>
+      <p class="muted">An API key ingests events for this project; its webhook secret signs each batch (X-Service-Signature).</p>
+      {canWrite && <NameForm label="New key name" submitLabel="Create key" onSubmit={create} />}
+      {created && (
+        <OnceNotice
+          title="Key created"
+          secrets={[
+            ['API key', created.key],
+            ['Webhook secret', created.webhookSecret],
+          ]}
+          onDone={() => setCreated(undefined)}
+        />
+      )}
+      <PagedTable
+        list={list}
+        what="API keys"
+        rowKey={(key) => key.id}
+        columns={[
+          { title: 'Name', render: (key) => key.name },
+          { title: 'Prefix', render: (key) => <code>{key.prefix}…</code> },
+          { title: 'Created', render: (key) => <Time iso={key.createdAt} /> },
+          { title: 'Last used', render: (key) => <Time iso={key.lastUsedAt} /> },
+          {
+            title: 'State',
+            render: (key) =>
+              key.revokedAt ? (
+                <Badge value="revoked" />
+              ) : canWrite ? (
+                <ConfirmButton
+                  danger
+                  label="Revoke"
+                  question={`Revoke key “${key.name}” (${key.prefix}…)? Ingest with it is refused from now on.`}
+                  confirmLabel="Revoke key"
+                  onConfirm={() => api('DELETE', `/api/projects/${project}/keys/${key.id}`).then(list.reload)}
+                />
+              ) : (
+                <Badge value="active" />
+              ),
+          },
+        ]}
+      />
+    </section>
+  )
+}

@@ -1,0 +1,296 @@
+import type { TargetedSubmitEvent } from 'preact'
+import { useState } from 'preact/hooks'
+import { api, queryString, useGet, usePaged } from '../api.ts'
+import { Badge, ConfirmButton, Filters, Json, LoadState, OnceNotice, PagedTable, Table, Time, useAction } from '../components.tsx'
+import { useCanWrite } from '../identity.ts'
+import { Link, useFilters } from '../router.tsx'
+
+interface Endpoint {
+  id: string
+  url: string
+  kind: 'generic' | 'slack' | 'discord'
+  description: string
+  eventTypes: string[]
+  enabled: boolean
+  disabledReason: string | null
+  createdAt: string
+}
+
+interface Delivery {
+  id: string
+  endpointId: string
+  messageId: string
+  eventType: string
+  status: 'pending' | 'succeeded' | 'failed'
+  attemptCount: number
+  nextAttemptAt: string | null
+  createdAt: string
+}
+
+interface Attempt {
+  id: string
+  number: number
+  status: string
+  startedAt: string
+  durationMs: number
+  request: { url: string; method: string; headers: Record<string, string>; bodySize: number }
+  response: { statusCode: number; headers: Record<string, string>; body: string } | null
+  error: string | null
+  secretId: string | null
+}
+
+interface DeliveryDetail extends Delivery {
+  payload: Record<string, unknown>
+  attempts: Attempt[]
+}
+
+interface ReportedDestination {
+  destination: string
+  attempts: number
+  failed: number
+  successRate: number
+  lastAttemptAt: string
+  lastStatusCode: number | null
+}
+
+function WebhookTabs({ project }: { project: string }) {
+  return (
+    <p class="tabs">
+      <Link href={`/p/${project}/webhooks`}>Endpoints</Link> · <Link href={`/p/${project}/webhooks/deliveries`}>Deliveries</Link>
+    </p>
+  )
+}
+
+export function EndpointsPage({ project }: { project: string }) {
+  const canWrite = useCanWrite()
+  const list = usePaged<Endpoint>(`/api/webhooks/endpoints${queryString({ project_id: project })}`)
+  const reported = useGet<{ data: ReportedDestination[] }>(`/api/webhooks/reported-attempts${queryString({ project_id: project })}`)
+  const [secret, setSecret] = useState<{ title: string; value: string }>()
+  const [error, run] = useAction()
+  const rotate = (endpoint: Endpoint) =>
+    api<{ secret: string }>('POST', `/api/webhooks/endpoints/${endpoint.id}/rotate`).then((answer) => setSecret({ title: `New secret for ${endpoint.url}`, value: answer.secret }))
+  const setEnabled = (endpoint: Endpoint, enabled: boolean) => run(() => api('PATCH', `/api/webhooks/endpoints/${endpoint.id}`, { enabled }).then(list.reload))
+  return (
+    <section>
+      <h1>Webhooks</h1>
+      <WebhookTabs project={project} />
+      {canWrite && <NewEndpoint project={project} onCreated={(endpoint) => (setSecret({ title: `Endpoint ${endpoint.url} created`, value: endpoint.secret }), list.reload())} />}
+      {secret && <OnceNotice title={secret.title} secrets={[['Signing secret', secret.value]]} onDone={() => setSecret(undefined)} />}
+      {error && <p role="alert" class="error">{error}</p>}
+      <h2>Endpoints</h2>
+      <PagedTable
+        list={list}
+        what="endpoints"
+        emptyText="No endpoints yet."
+        rowKey={(endpoint) => endpoint.id}
+        columns={[
+          { title: 'URL', render: (endpoint) => <code>{endpoint.url}</code> },
+          { title: 'Kind', render: (endpoint) => endpoint.kind },
+          { title: 'Event types', render: (endpoint) => endpoint.eventTypes.join(', ') || 'all' },
+          { title: 'State', render: (endpoint) => (endpoint.enabled ? <Badge value="enabled" /> : <Badge value={`disabled (${endpoint.disabledReason ?? 'manual'})`} tone="failed" />) },
+          {
+            title: 'Actions',
+            render: (endpoint) => (
+              <span class="actions">
+                <Link href={`/p/${project}/webhooks/deliveries${queryString({ endpoint_id: endpoint.id })}`}>Deliveries</Link>
+                {canWrite && (
+                  <>
+                    <ConfirmButton label="Rotate secret" question={`Make a new signing secret for ${endpoint.url}? The old one keeps signing for the grace period.`} confirmLabel="Rotate" onConfirm={() => rotate(endpoint)} />
+                    <button type="button" onClick={() => setEnabled(endpoint, !endpoint.enabled)}>
+                      {endpoint.enabled ? 'Disable' : 'Enable'}
+                    </button>
+                    <ConfirmButton danger label="Delete" question={`Delete the endpoint ${endpoint.url}? Its pending deliveries fail.`} confirmLabel="Delete endpoint" onConfirm={() => api('DELETE', `/api/webhooks/endpoints/${endpoint.id}`).then(list.reload)} />
+                  </>
+                )}
+              </span>
+            ),
+          },
+        ]}
+      />
+      <h2>Attempts reported by integrations</h2>
+      <LoadState loading={reported.loading && !reported.data} error={reported.error} empty={reported.data?.data.length === 0} emptyText="No webhook events reported." what="reported attempts" />
+      {reported.data && reported.data.data.length > 0 && (
+        <Table
+          items={reported.data.data}
+          rowKey={(row) => row.destination}
+          columns={[
+            { title: 'Destination', render: (row) => row.destination },
+            { title: 'Attempts', numeric: true, render: (row) => row.attempts },
+            { title: 'Failed', numeric: true, render: (row) => row.failed },
+            { title: 'Success rate', numeric: true, render: (row) => `${Math.round(row.successRate * 1000) / 10}%` },
+            { title: 'Last status', numeric: true, render: (row) => row.lastStatusCode ?? '—' },
+            { title: 'Last attempt', render: (row) => <Time iso={row.lastAttemptAt} /> },
+          ]}
+        />
+      )}
+    </section>
+  )
+}
+
+function NewEndpoint({ project, onCreated }: { project: string; onCreated(endpoint: Endpoint & { secret: string }): void }) {
+  const [error, run] = useAction()
+  const onSubmit = (event: TargetedSubmitEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    const form = event.currentTarget
+    const fields = new FormData(form)
+    const eventTypes = String(fields.get('eventTypes') ?? '')
+      .split(',')
+      .map((type) => type.trim())
+      .filter(Boolean)
+    return run(async () => {
+      onCreated(await api('POST', '/api/webhooks/endpoints', { projectId: project, url: String(fields.get('url')), kind: String(fields.get('kind')), eventTypes }))
+      form.reset()
+    })
+  }
+  return (
+    <form class="filters" onSubmit={onSubmit} aria-label="New endpoint">
+      <label>
+        <span>Endpoint URL</span>
+        <input name="url" type="url" required placeholder="https://example.com/hooks" />
+      </label>
+      <label>
+        <span>Kind</span>
+        <select name="kind">
+          <option value="generic">generic</option>
+          <option value="slack">slack</option>
+          <option value="discord">discord</option>
+        </select>
+      </label>
+      <label>
+        <span>Event types (comma-separated; empty: all)</span>
+        <input name="eventTypes" placeholder="error.group.created, deploy.failed" />
+      </label>
+      <button type="submit">Create endpoint</button>
+      {error && <span role="alert" class="error">{error}</span>}
+    </form>
+  )
+}
+
+const DELIVERY_FILTERS = ['status', 'endpoint_id', 'event_type']
+
+export function DeliveriesPage({ project }: { project: string }) {
+  const filters = useFilters(DELIVERY_FILTERS)
+  const list = usePaged<Delivery>(`/api/webhooks/deliveries${queryString({ project_id: project, ...filters })}`)
+  return (
+    <section>
+      <h1>Webhook deliveries</h1>
+      <WebhookTabs project={project} />
+      <Filters
+        fields={[
+          {
+            name: 'status',
+            label: 'Status',
+            kind: 'select',
+            options: [
+              ['', 'any'],
+              ['pending', 'pending'],
+              ['succeeded', 'succeeded'],
+              ['failed', 'failed'],
+            ],
+          },
+          { name: 'endpoint_id', label: 'Endpoint id' },
+          { name: 'event_type', label: 'Event type' },
+        ]}
+      />
+      <PagedTable
+        list={list}
+        what="deliveries"
+        emptyText="No delivery matches."
+        rowKey={(delivery) => delivery.id}
+        columns={[
+          { title: 'Delivery', render: (delivery) => <Link href={`/p/${project}/webhooks/deliveries/${delivery.id}`}>{delivery.eventType}</Link> },
+          { title: 'Status', render: (delivery) => <Badge value={delivery.status} /> },
+          { title: 'Attempts', numeric: true, render: (delivery) => delivery.attemptCount },
+          { title: 'Next attempt', render: (delivery) => <Time iso={delivery.nextAttemptAt} /> },
+          { title: 'Endpoint', render: (delivery) => <code>{delivery.endpointId}</code> },
+          { title: 'Created', render: (delivery) => <Time iso={delivery.createdAt} /> },
+        ]}
+      />
+    </section>
+  )
+}
+
+export function DeliveryPage({ project, delivery: deliveryId }: { project: string; delivery: string }) {
+  const canWrite = useCanWrite()
+  const detail = useGet<DeliveryDetail>(`/api/webhooks/deliveries/${deliveryId}`)
+  const [error, run] = useAction()
+  const delivery = detail.data
+  return (
+    <section>
+      <p>
+        <Link href={`/p/${project}/webhooks/deliveries`}>← All deliveries</Link>
+      </p>
+      <LoadState loading={detail.loading && !delivery} error={detail.error} what="the delivery" />
+      {delivery && (
+        <>
+          <h1>
+            {delivery.eventType} <Badge value={delivery.status} />
+          </h1>
+          <p class="facts">
+            <code>{delivery.id}</code> · message <code>{delivery.messageId}</code> · endpoint <code>{delivery.endpointId}</code> · {delivery.attemptCount} attempts · next{' '}
+            <Time iso={delivery.nextAttemptAt} />
+          </p>
+          {canWrite && delivery.status !== 'pending' && (
+            <p class="actions">
+              <button type="button" onClick={() => run(() => api('POST', `/api/webhooks/deliveries/${delivery.id}/retry`).then(detail.reload))}>
+                Retry now
+              </button>
+              {error && <span role="alert" class="error">{error}</span>}
+            </p>
+          )}
+          <h2>Payload</h2>
+          <Json value={delivery.payload} />
+          <h2>Attempts</h2>
+          {delivery.attempts.length === 0 && <p class="state">No attempt yet: the first is due {delivery.nextAttemptAt ? 'shortly' : 'never (the delivery ended)'}.</p>}
+          <ol class="attempts">
+            {delivery.attempts.map((attempt) => (
+              <li>
+                <details open={attempt === delivery.attempts[delivery.attempts.length - 1]}>
+                  <summary>
+                    Attempt {attempt.number} <Badge value={attempt.status} tone={attempt.status === 'succeeded' ? 'succeeded' : 'failed'} /> {attempt.response ? `HTTP ${attempt.response.statusCode}` : (attempt.error ?? '')} ·{' '}
+                    {attempt.durationMs} ms · <Time iso={attempt.startedAt} />
+                  </summary>
+                  <div class="attempt">
+                    <h3>Request</h3>
+                    <p>
+                      <code>
+                        {attempt.request.method} {attempt.request.url}
+                      </code>{' '}
+                      · {attempt.request.bodySize} bytes · signed by <code>{attempt.secretId ?? '—'}</code>
+                    </p>
+                    <Headers headers={attempt.request.headers} />
+                    <h3>Response</h3>
+                    {attempt.response ? (
+                      <>
+                        <p>HTTP {attempt.response.statusCode}</p>
+                        <Headers headers={attempt.response.headers} />
+                        <pre class="body">{attempt.response.body || '(empty body)'}</pre>
+                      </>
+                    ) : (
+                      <p class="error">No response: {attempt.error ?? 'unknown error'}</p>
+                    )}
+                  </div>
+                </details>
+              </li>
+            ))}
+          </ol>
+        </>
+      )}
+    </section>
+  )
+}
+
+function Headers({ headers }: { headers: Record<string, string> }) {
+  return (
+    <dl class="headers">
+      {Object.entries(headers).map(([name, value]) => (
+        <>
+          <dt>{name}</dt>
+          <dd>
+            <code>{value}</code>
+          </dd>
+        </>
+      ))}
+    </dl>
+  )
+}
