@@ -38,7 +38,9 @@ for (const dialect of DIALECTS) {
   describe(`ingest rate limits on ${dialect}`, () => {
     let t: TestPortal
     before(async () => {
-      t = await startTestPortal(dialect, { INGEST_RATE_LIMIT_EVENTS_PER_SECOND: '20', INGEST_RATE_LIMIT_BATCHES_PER_SECOND: '3' })
+      // Every refusal below needs a whole bucket refilled (1 s for events, 0.5 s for batches), so a slow
+      // machine between two requests does not turn an expected 429 into a 200.
+      t = await startTestPortal(dialect, { INGEST_RATE_LIMIT_EVENTS_PER_SECOND: '20', INGEST_RATE_LIMIT_BATCHES_PER_SECOND: '2' })
     })
     after(() => t.close())
 
@@ -48,7 +50,7 @@ for (const dialect of DIALECTS) {
       assert.equal(ok.status, 200)
       assert.equal(ok.headers.get('ratelimit-limit'), '20')
       assert.equal(ok.headers.get('ratelimit-remaining'), '0')
-      const limited = await ingest(t, p, logs(5))
+      const limited = await ingest(t, p, logs(20))
       assert.equal(limited.status, 429)
       assert.equal(limited.body.code, 'rate_limited')
       assert.match(limited.body.detail, /events limit of 20 per second/)
@@ -60,17 +62,17 @@ for (const dialect of DIALECTS) {
 
     test('INGEST_RATE_LIMIT_BATCHES_PER_SECOND limits batches whatever their size', async () => {
       const p = await createProject(t, 'batches limit')
-      for (let i = 0; i < 3; i++) assert.equal((await ingest(t, p, [])).status, 200)
+      for (let i = 0; i < 2; i++) assert.equal((await ingest(t, p, [])).status, 200)
       const limited = await ingest(t, p, [])
       assert.equal(limited.status, 429)
-      assert.match(limited.body.detail, /batches limit of 3 per second/)
+      assert.match(limited.body.detail, /batches limit of 2 per second/)
     })
 
     test('limits are per project', async () => {
       const a = await createProject(t, 'a')
       const b = await createProject(t, 'b')
       assert.equal((await ingest(t, a, logs(20))).status, 200)
-      assert.equal((await ingest(t, a, logs(1))).status, 429)
+      assert.equal((await ingest(t, a, logs(20))).status, 429)
       assert.equal((await ingest(t, b, logs(20))).status, 200)
     })
 
@@ -95,7 +97,7 @@ describe('ingest rate limits shared through Redis', () => {
     try {
       const p = await createProject(first, 'shared')
       assert.equal((await ingest(first, p, logs(30))).status, 200)
-      const refused = await ingest(second, p, logs(10))
+      const refused = await ingest(second, p, logs(30))
       assert.equal(refused.status, 429, 'the second instance sees the tokens the first one took')
     } finally {
       await second.close()
