@@ -33,6 +33,9 @@ export const ErrorGroup = Type.Object({
   firstRelease: Nullable(Type.String()),
   lastRelease: Nullable(Type.String({ description: 'the release of the latest occurrence that named one' })),
   fingerprints: Type.Array(Type.String(), { description: 'every fingerprint merged into the group, the oldest first' }),
+  countsPerDay: Type.Array(Type.Object({ date: Type.String({ format: 'date' }), count: Type.Integer() }), {
+    description: `occurrences per UTC day over the last ${DAYS_SHOWN} days, oldest first, today included`,
+  }),
 })
 
 const OccurrenceFrame = Type.Object({
@@ -80,9 +83,6 @@ export const ErrorGroupDetail = Type.Object({
     }),
     { description: 'why occurrences share this group: the components hashed into each of its fingerprints' },
   ),
-  countsPerDay: Type.Array(Type.Object({ date: Type.String({ format: 'date' }), count: Type.Integer() }), {
-    description: 'the last 14 UTC days, oldest first, today included',
-  }),
   occurrences: Type.Array(ErrorOccurrence, { description: `the most recent, newest first (at most ${RECENT_OCCURRENCES})` }),
 })
 
@@ -151,10 +151,19 @@ export async function listGroups(db: Kysely<any>, storage: Storage, projectId: s
   return { data: await describeGroups(db, page.data), nextCursor: page.nextCursor }
 }
 
-/** Groups as the API shows them, with the environments, releases and fingerprints of each. */
-export async function describeGroups(db: Kysely<any>, rows: GroupRow[]): Promise<ErrorGroup[]> {
+/** Groups as the API shows them, with the environments, releases, fingerprints and last days of each. */
+export async function describeGroups(db: Kysely<any>, rows: GroupRow[], now = Date.now()): Promise<ErrorGroup[]> {
   if (rows.length === 0) return []
   const ids = rows.map((row) => row.id)
+  const today = Math.floor(now / DAY_MS)
+  const days = await db
+    .selectFrom('error_fingerprint_days')
+    .select((eb) => ['group_id', 'day', eb.fn.sum('count').as('count')])
+    .where('group_id', 'in', ids)
+    .where('day', '>', today - DAYS_SHOWN)
+    .groupBy(['group_id', 'day'])
+    .execute()
+  const countOn = new Map(days.map((day) => [`${day.group_id} ${day.day}`, Number(day.count)]))
   const tags = await db
     .selectFrom('error_fingerprint_tags')
     .select((eb) => ['group_id', 'key', 'value', eb.fn.min('first_seen').as('first_seen'), eb.fn.max('last_seen').as('last_seen')])
@@ -185,6 +194,10 @@ export async function describeGroups(db: Kysely<any>, rows: GroupRow[]): Promise
       firstRelease: releases[0]?.value ?? null,
       lastRelease: lastRelease?.value ?? null,
       fingerprints: fingerprints.filter((item) => item.groupId === row.id).map((item) => item.fingerprint),
+      countsPerDay: Array.from({ length: DAYS_SHOWN }, (_, index) => {
+        const day = today - DAYS_SHOWN + 1 + index
+        return { date: new Date(day * DAY_MS).toISOString().slice(0, 10), count: countOn.get(`${row.id} ${day}`) ?? 0 }
+      }),
     }
   })
 }
@@ -209,19 +222,10 @@ export async function groupFingerprints(db: Kysely<any>, groupIds: string[]) {
 }
 
 /** The group with why it groups, its last 14 days and its most recent occurrences. */
-export async function groupDetail(db: Kysely<any>, storage: Storage, row: GroupRow, now = Date.now()): Promise<Static<typeof ErrorGroupDetail>> {
+export async function groupDetail(db: Kysely<any>, storage: Storage, row: GroupRow): Promise<Static<typeof ErrorGroupDetail>> {
   const [group] = await describeGroups(db, [row])
   const totals = await groupFingerprints(db, [row.id])
   const hashed = await db.selectFrom('error_fingerprints').select(['fingerprint', 'algorithm', 'components']).where('group_id', '=', row.id).execute()
-  const today = Math.floor(now / DAY_MS)
-  const dayRows = await db
-    .selectFrom('error_fingerprint_days')
-    .select((eb) => ['day', eb.fn.sum('count').as('count')])
-    .where('group_id', '=', row.id)
-    .where('day', '>', today - DAYS_SHOWN)
-    .groupBy('day')
-    .execute()
-  const perDay = new Map(dayRows.map((day) => [Number(day.day), Number(day.count)]))
   const occurrences = await recentOccurrences(db, storage, row.id, RECENT_OCCURRENCES)
   return {
     ...group,
@@ -235,10 +239,6 @@ export async function groupDetail(db: Kysely<any>, storage: Storage, row: GroupR
         firstSeen: isoTime(item.firstSeen)!,
         lastSeen: isoTime(item.lastSeen)!,
       }
-    }),
-    countsPerDay: Array.from({ length: DAYS_SHOWN }, (_, index) => {
-      const day = today - DAYS_SHOWN + 1 + index
-      return { date: new Date(day * DAY_MS).toISOString().slice(0, 10), count: perDay.get(day) ?? 0 }
     }),
     occurrences: occurrences.data,
   }

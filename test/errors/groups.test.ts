@@ -91,6 +91,8 @@ for (const dialect of DIALECTS) {
       assert.equal(detail.lastRelease, '1.1')
       assert.deepEqual(detail.occurrences.map((o: any) => o.id)[0], latest.id)
       assert.equal(detail.occurrences.length, 4)
+      const list = await t.request('GET', `/api/errors/groups?project_id=${project.id}`, { token: t.viewerToken })
+      assert.deepEqual(list.body.data[0].countsPerDay, detail.countsPerDay, 'the stream carries the same days, without a read per group')
     })
 
     test('an occurrence of a resolved group reopens it as regressed, once, and announces it; ignored stays ignored', async () => {

@@ -17,6 +17,7 @@ interface ErrorGroup {
   environments: string[]
   releases: string[]
   services: string[]
+  countsPerDay: { date: string; count: number }[]
 }
 
 interface Frame {
@@ -43,11 +44,25 @@ interface Occurrence {
 }
 
 interface ErrorGroupDetail extends ErrorGroup {
-  countsPerDay: { date: string; count: number }[]
   occurrences: Occurrence[]
 }
 
 const FILTERS = ['q', 'status', 'environment', 'release', 'service', 'sort']
+
+/** Fourteen small bars, one per UTC day, so that a spike or a quiet group shows in the stream itself. */
+function DaySparkline({ days }: { days: ErrorGroup['countsPerDay'] }) {
+  const max = Math.max(...days.map((day) => day.count), 1)
+  const total = days.reduce((sum, day) => sum + day.count, 0)
+  return (
+    <svg class="sparkline" viewBox="0 0 56 16" width="56" height="16" role="img" aria-label={`${total} in the last ${days.length} days`}>
+      {days.map((day, index) => (
+        <rect x={index * 4} y={16 - Math.max((day.count / max) * 16, day.count ? 1 : 0)} width="3" height={Math.max((day.count / max) * 16, day.count ? 1 : 0)} class="bar">
+          <title>{`${day.date}: ${day.count}`}</title>
+        </rect>
+      ))}
+    </svg>
+  )
+}
 
 function StatusBadges({ group }: { group: Pick<ErrorGroup, 'status' | 'regressed'> }) {
   return (
@@ -109,6 +124,7 @@ export function ErrorGroupsPage({ project }: { project: string }) {
             ),
           },
           { title: 'Events', numeric: true, render: (group) => group.count.toLocaleString() },
+          { title: 'Last 14 days', render: (group) => <DaySparkline days={group.countsPerDay} /> },
           { title: 'Last seen', render: (group) => <Time iso={group.lastSeen} /> },
           { title: 'First seen', render: (group) => <Time iso={group.firstSeen} /> },
           { title: 'Environments', render: (group) => group.environments.join(', ') },
