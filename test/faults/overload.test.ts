@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { createProject, event, ingest, startTestPortal } from './support/portal.ts'
+import { createProject, event, ingest, startTestPortal } from '../support/portal.ts'
 
 describe('load shedding', () => {
   test('a lagging event loop gives 503 with Retry-After, while health still answers', async () => {

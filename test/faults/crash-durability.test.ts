@@ -1,9 +1,9 @@
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
-import { hmacSha256Hex } from '../src/identity/secrets.ts'
-import { DIALECTS, createTestDatabase } from './support/portal.ts'
-import { freePort, killPortal, spawnPortal, type PortalProcess } from './support/process.ts'
+import { hmacSha256Hex } from '../../src/identity/secrets.ts'
+import { DIALECTS, createTestDatabase } from '../support/portal.ts'
+import { freePort, killPortal, spawnPortal, type PortalProcess } from '../support/process.ts'
 
 const ADMIN = `pat_${'d'.repeat(32)}`
 const ROUNDS = 3
