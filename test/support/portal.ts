@@ -56,8 +56,16 @@ export interface TestPortal {
   /** an access token with the viewer role */
   viewerToken: string
   logs: string[]
-  request(method: string, path: string, options?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<TestResponse>
+  request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>
   close(): Promise<void>
+}
+
+export interface RequestOptions {
+  token?: string
+  body?: unknown
+  headers?: Record<string, string>
+  /** abort (the request rejects) when no answer came within this long */
+  timeoutMs?: number
 }
 
 export interface TestResponse {
@@ -115,28 +123,53 @@ export async function startTestPortalOn(dialect: Dialect, database: TestDatabase
     adminToken,
     viewerToken,
     logs,
-    async request(method, requestPath, options = {}) {
-      const headers: Record<string, string> = { ...options.headers }
-      if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`
-      let body: string | undefined
-      if (options.body !== undefined) {
-        body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body)
-        headers['content-type'] ??= 'application/json'
-      }
-      const response = await fetch(base + requestPath, { method, headers, body })
-      const text = await response.text()
-      let parsed: unknown = undefined
-      try {
-        parsed = text ? JSON.parse(text) : undefined
-      } catch {
-        parsed = undefined
-      }
-      return { status: response.status, headers: response.headers, body: parsed, text }
-    },
+    request: (method, requestPath, options) => requestAt(base, method, requestPath, options),
     async close() {
       await portal.close()
     },
   }
+}
+
+/** What the request helpers below need of a portal, whether it runs in this process or is spawned. */
+export type PortalClient = Pick<TestPortal, 'url' | 'adminToken' | 'request'>
+
+/** A client of the portal at `url` (a spawned one), acting as the admin whose token is given. */
+export function portalClient(url: string, adminToken: string): PortalClient {
+  return { url, adminToken, request: (method, requestPath, options) => requestAt(url, method, requestPath, options) }
+}
+
+async function requestAt(base: string, method: string, requestPath: string, options: RequestOptions = {}): Promise<TestResponse> {
+  const headers: Record<string, string> = { ...options.headers }
+  if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`
+  let body: string | undefined
+  if (options.body !== undefined) {
+    body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body)
+    headers['content-type'] ??= 'application/json'
+  }
+  const signal = options.timeoutMs === undefined ? undefined : AbortSignal.timeout(options.timeoutMs)
+  const response = await fetch(base + requestPath, { method, headers, body, signal })
+  const text = await response.text()
+  let parsed: unknown = undefined
+  try {
+    parsed = text ? JSON.parse(text) : undefined
+  } catch {
+    parsed = undefined
+  }
+  return { status: response.status, headers: response.headers, body: parsed, text }
+}
+
+/** Every item of a paged list read (`{ data, nextCursor }`), following the cursors. */
+export async function readAll(t: PortalClient, path: string, token = t.adminToken): Promise<any[]> {
+  const items: any[] = []
+  let cursor: string | null = null
+  do {
+    const separator = path.includes('?') ? '&' : '?'
+    const page = await t.request('GET', `${path}${separator}limit=500${cursor ? `&cursor=${cursor}` : ''}`, { token })
+    if (page.status !== 200) throw new Error(`GET ${path}: ${page.status} ${page.text}`)
+    items.push(...page.body.data)
+    cursor = page.body.nextCursor
+  } while (cursor)
+  return items
 }
 
 export interface TestProject {
@@ -147,7 +180,7 @@ export interface TestProject {
 }
 
 /** Creates a project and an API key through the HTTP API, as a user would. */
-export async function createProject(t: TestPortal, name = 'test project', token = t.adminToken): Promise<TestProject> {
+export async function createProject(t: PortalClient, name = 'test project', token = t.adminToken): Promise<TestProject> {
   const project = await t.request('POST', '/api/projects', { token, body: { name } })
   if (project.status !== 201) throw new Error(`project create: ${project.status} ${project.text}`)
   const key = await t.request('POST', `/api/projects/${project.body.id}/keys`, { token, body: { name: 'test key' } })
@@ -157,16 +190,18 @@ export async function createProject(t: TestPortal, name = 'test project', token 
 
 /** Sends a signed ingest batch exactly as an SDK would. */
 export async function ingest(
-  t: TestPortal,
+  t: PortalClient,
   project: TestProject,
   events: unknown[] | string,
   headers: Record<string, string> = {},
+  options: Pick<RequestOptions, 'timeoutMs'> = {},
 ): Promise<TestResponse> {
   const body = typeof events === 'string' ? events : JSON.stringify({ events })
   return t.request('POST', '/api/ingest', {
     token: project.key,
     body,
     headers: { 'content-type': 'application/json', 'x-service-signature': hmacSha256Hex(project.webhookSecret, body), ...headers },
+    ...options,
   })
 }
 
