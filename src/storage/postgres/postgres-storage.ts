@@ -1,6 +1,6 @@
 import pg from 'pg'
 import { Kysely, PostgresDialect, sql } from 'kysely'
-import { likePattern, type Storage } from '../storage.ts'
+import { likePattern, writeHealthProbe, type Storage } from '../storage.ts'
 import type { Database } from '../tables.ts'
 
 const INT8_OID = 20
@@ -16,8 +16,12 @@ export function openPostgresStorage(url: string, poolSize: number): Storage {
     // epoch milliseconds fit a JavaScript number exactly; pg would otherwise return bigint columns as strings
     types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser },
   })
-  // An idle client whose server went away emits here; without a listener that error would end the process.
+  // A client whose server went away emits `error`; without a listener that error would end the process.
+  // The pool reports its idle clients' errors here; a checked-out client between two queries (a transaction's
+  // client, an advisory lock's holder) emits on itself. Its next query fails, which the caller sees, and the
+  // pool discards it on release.
   pool.on('error', () => {})
+  pool.on('connect', (client) => client.on('error', () => {}))
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
 
   return {
@@ -51,9 +55,7 @@ export function openPostgresStorage(url: string, poolSize: number): Storage {
       const message = error instanceof Error ? error.message : ''
       return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message)
     },
-    async ping() {
-      await sql`select 1`.execute(db)
-    },
+    ping: () => writeHealthProbe(db),
     async close() {
       await db.destroy()
     },

@@ -1,0 +1,84 @@
+import { describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { createProject, createTestDatabase, DIALECTS, event, ingest, portalClient, readAll, type PortalClient, type TestProject } from '../support/portal.ts'
+import { killPortal, spawnPortal, type PortalProcess } from '../support/process.ts'
+import { startTcpProxy } from './support/tcp-proxy.ts'
+
+const ADMIN = `pat_${'o'.repeat(32)}`
+const CYCLES = 3
+/** Every answer during an outage must come within this long: an outage is a 503, never a hang. */
+const ANSWER_WITHIN_MS = 10_000
+const HEAL_WITHIN_MS = 20_000
+
+/** What the portal answers while its database is gone: 503s naming it, with Retry-After, and no 500. */
+async function assertUnavailable(client: PortalClient, project: TestProject, label: string) {
+  const health = await client.request('GET', '/api/health', { timeoutMs: ANSWER_WITHIN_MS })
+  assert.equal(health.status, 503, `${label}: health ${health.text}`)
+  assert.equal(health.body.status, 'unavailable')
+  assert.equal(health.body.checks.database.status, 'failing', `${label}: the failing check is the database's`)
+  assert.ok(health.body.checks.database.error, 'the check says why')
+
+  const refused = await ingest(client, project, [event('log', { message: `during ${label}` })], { 'x-service-idempotency-key': randomUUID() }, { timeoutMs: ANSWER_WITHIN_MS })
+  assert.equal(refused.status, 503, `${label}: ingest ${refused.text}`)
+  assert.equal(refused.headers.get('content-type'), 'application/problem+json; charset=utf-8')
+  assert.equal(refused.body.code, 'database_unavailable')
+  assert.ok(Number(refused.headers.get('retry-after')) > 0, 'Retry-After says when to try again')
+
+  const read = await client.request('GET', `/api/modules/logs/events?project_id=${project.id}`, { token: ADMIN, timeoutMs: ANSWER_WITHIN_MS })
+  assert.equal(read.status, 503, `${label}: a read ${read.text}`)
+  assert.equal(read.body.code, 'database_unavailable')
+}
+
+/** Waits, without a restart, until health is 200 again; then an ingest is stored and read back. */
+async function assertHeals(client: PortalClient, project: TestProject, label: string) {
+  const deadline = Date.now() + HEAL_WITHIN_MS
+  let health
+  do {
+    await sleep(200)
+    health = await client.request('GET', '/api/health', { timeoutMs: ANSWER_WITHIN_MS })
+  } while (health.status !== 200 && Date.now() < deadline)
+  assert.equal(health.status, 200, `${label}: health heals by itself: ${health.text}`)
+  const message = `after ${label}`
+  const stored = await ingest(client, project, [event('log', { message })], { 'x-service-idempotency-key': randomUUID() })
+  assert.equal(stored.status, 200, `${label}: ingest heals by itself: ${stored.text}`)
+  const logs = await readAll(client, `/api/modules/logs/events?project_id=${project.id}`)
+  assert.deepEqual(
+    logs.filter((log) => log.data.message === message).length,
+    1,
+    'the ingest after the outage is stored',
+  )
+}
+
+/** A portal answering 500 or logging an unhandled error during an outage has a bug. */
+function assertNoInternalErrors(portal: PortalProcess) {
+  assert.doesNotMatch(portal.output(), /unhandled error|"statusCode":500|uncaught/i)
+  assert.equal(portal.child.exitCode, null, 'the portal is still running')
+}
+
+describe('database outage on PostgreSQL', { skip: !DIALECTS.includes('postgres') && 'TEST_DATABASES excludes postgres' }, () => {
+  test(`${CYCLES} cycles of the connection cut and restored: 503 with Retry-After, health names the database, heals without a restart`, { timeout: 180_000 }, async () => {
+    const database = await createTestDatabase('postgres')
+    const url = new URL(database.url)
+    const proxy = await startTcpProxy(Number(url.port || 5432), url.hostname)
+    url.host = proxy.address
+    const portal = await spawnPortal({ DATABASE_URL: url.toString(), PORTAL_DATA_DIR: database.dataDir, PORTAL_BOOTSTRAP_TOKEN: ADMIN })
+    try {
+      const client = portalClient(portal.url, ADMIN)
+      const project = await createProject(client, 'outage')
+      for (let cycle = 1; cycle <= CYCLES; cycle++) {
+        proxy.cut()
+        await assertUnavailable(client, project, `outage ${cycle}`)
+        proxy.restore()
+        await assertHeals(client, project, `outage ${cycle}`)
+      }
+      assertNoInternalErrors(portal)
+    } finally {
+      await killPortal(portal)
+      await proxy.close()
+      await database.drop()
+    }
+  })
+})
