@@ -26,7 +26,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = a
       config: { access: 'public' },
       schema: {
         tags: ['health'],
-        summary: 'Whether the portal can reach its database and its authorisation service: the token store, and the OIDC issuer’s JWKS when AUTH_JWKS_URL is set',
+        summary: 'Whether the portal can write to its database (one row committed) and reach its authorisation service: the token store, and the OIDC issuer’s JWKS when AUTH_JWKS_URL is set',
         security: [],
         response: {
           200: { ...Health, description: 'Every check passed' },

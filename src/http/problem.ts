@@ -89,7 +89,7 @@ export function problemErrorHandler(isUnavailable: (error: unknown) => boolean) 
     if (error instanceof SyntaxError) return sendProblem(reply, 400, 'invalid_json', `body is not valid JSON: ${error.message}`)
     if (isUnavailable(error)) {
       request.log.warn({ err: error }, 'database unavailable')
-      return sendProblem(reply, 503, 'database_unavailable', 'the database cannot be reached; retry shortly', { 'retry-after': '5' })
+      return sendProblem(reply, 503, 'database_unavailable', 'the database cannot be reached or refuses writes; retry shortly', { 'retry-after': '5' })
     }
     const status = error.statusCode ?? 500
     if (status >= 400 && status < 500) return sendProblem(reply, status, snakeCode(error.code, status), error.message)

@@ -80,6 +80,17 @@ export const coreMigrations: Migration[] = [
       await db.insertInto('organizations').values({ id: 'org_default', name: 'Default organisation', created_at: Date.now() }).execute()
     },
   },
+  {
+    name: 'core/003_health_probe',
+    async up(db, t) {
+      await db.schema
+        .createTable('health_probe')
+        .ifNotExists()
+        .addColumn('id', 'integer', (c) => c.primaryKey())
+        .addColumn('checked_at', t.bigint, (c) => c.notNull())
+        .execute()
+    },
+  },
 ]
 
 /** Applies, in order, every migration not yet recorded, under a lock so that concurrent starts take turns. */

@@ -41,6 +41,7 @@ export interface Storage {
   lockInTransaction(trx: Kysely<any>, name: string): Promise<void>
   /** True when an error means the database cannot be reached or written right now. */
   isUnavailable(error: unknown): boolean
+  /** Commits a write: a database that answers reads but refuses writes (disk full, I/O errors) fails it. */
   ping(): Promise<void>
   close(): Promise<void>
 }
@@ -57,6 +58,16 @@ export async function openStorage(databaseUrl: string, options: StorageOptions):
   }
   const { openPostgresStorage } = await import('./postgres/postgres-storage.ts')
   return openPostgresStorage(databaseUrl, options.poolSize)
+}
+
+/** `ping` for both dialects: one row upserted and committed. */
+export async function writeHealthProbe(db: Kysely<Database>): Promise<void> {
+  const checkedAt = Date.now()
+  await db
+    .insertInto('health_probe')
+    .values({ id: 1, checked_at: checkedAt })
+    .onConflict((conflict) => conflict.column('id').doUpdateSet({ checked_at: checkedAt }))
+    .execute()
 }
 
 /** Escapes LIKE wildcards so user text matches literally (with `ESCAPE '\'`). */

@@ -42,4 +42,6 @@ export interface Database {
     created_at: number
   }
   portal_migrations: { name: string; applied_at: number }
+  /** one row, rewritten by each health check to prove that the database takes writes */
+  health_probe: { id: number; checked_at: number }
 }

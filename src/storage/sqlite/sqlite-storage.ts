@@ -1,8 +1,8 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import SQLite from 'better-sqlite3'
-import { Kysely, SqliteDialect, sql } from 'kysely'
-import { likePattern, type Storage } from '../storage.ts'
+import { Kysely, SqliteDialect, SqliteDriver, sql, type DatabaseConnection, type Driver } from 'kysely'
+import { likePattern, writeHealthProbe, type Storage } from '../storage.ts'
 import type { Database } from '../tables.ts'
 
 const UNAVAILABLE_CODES = new Set(['SQLITE_READONLY', 'SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_CANTOPEN', 'SQLITE_BUSY', 'SQLITE_CORRUPT'])
@@ -19,7 +19,7 @@ export function openSqliteStorage(file: string, synchronous: 'full' | 'normal'):
   database.pragma('busy_timeout = 5000')
   database.pragma('foreign_keys = ON')
   database.pragma('cache_size = -65536')
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) })
+  const db = new Kysely<Database>({ dialect: new PortalSqliteDialect(database) })
 
   return {
     dialect: 'sqlite',
@@ -42,12 +42,34 @@ export function openSqliteStorage(file: string, synchronous: 'full' | 'normal'):
     lockInTransaction: async () => {},
     // Extended codes (SQLITE_IOERR_WRITE, SQLITE_READONLY_DBMOVED) share their primary code's first two words.
     isUnavailable: (error) => UNAVAILABLE_CODES.has(String((error as { code?: unknown })?.code ?? '').split('_').slice(0, 2).join('_')),
-    async ping() {
-      await sql`select 1`.execute(db)
-    },
+    ping: () => writeHealthProbe(db),
     async close() {
       await db.destroy()
     },
+  }
+}
+
+/** Kysely's SQLite dialect over the portal's driver. */
+class PortalSqliteDialect extends SqliteDialect {
+  constructor(private readonly database: SQLite.Database) {
+    super({ database })
+  }
+
+  override createDriver(): Driver {
+    return new PortalSqliteDriver(this.database)
+  }
+}
+
+/** Kysely's SQLite driver, with a statement cache and a rollback that knows when SQLite has rolled back already. */
+class PortalSqliteDriver extends SqliteDriver {
+  constructor(private readonly database: SQLite.Database) {
+    super({ database: withStatementCache(database) })
+  }
+
+  // SQLite rolls a transaction back by itself when its COMMIT fails on a full disk or an I/O error;
+  // Kysely's ROLLBACK would then fail with "no transaction is active" and hide the error that says why.
+  override async rollbackTransaction(connection: DatabaseConnection) {
+    if (this.database.inTransaction) await super.rollbackTransaction(connection)
   }
 }
 
