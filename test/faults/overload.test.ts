@@ -1,9 +1,26 @@
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
+import fs from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { createProject, event, ingest, startTestPortal } from '../support/portal.ts'
+import { createProject, createTestDatabase, DIALECTS, event, ingest, portalClient, startTestPortal } from '../support/portal.ts'
+import { killPortal, spawnPortal, type PortalProcess } from '../support/process.ts'
 
-describe('load shedding', () => {
+const ADMIN = `pat_${'l'.repeat(32)}`
+const CONNECTIONS = 64
+const EVENTS_PER_BATCH = 200
+const LOAD_MS = 8_000
+const MAX_REQUESTS = 4_000
+const MAX_RSS_BYTES = 512 * 1024 * 1024
+const RETRY_AFTER_SECONDS = '2'
+
+/** The resident memory of a process, from /proc. */
+function rssBytes(portal: PortalProcess): number {
+  const line = fs.readFileSync(`/proc/${portal.child.pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB$/m)
+  assert.ok(line, 'VmRSS is in /proc/<pid>/status')
+  return Number(line[1]) * 1024
+}
+
+describe('overload', () => {
   test('a lagging event loop gives 503 with Retry-After, while health still answers', async () => {
     const t = await startTestPortal('sqlite', { LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '100', LOAD_SHED_RETRY_AFTER_SECONDS: '3' })
     try {
@@ -34,4 +51,88 @@ describe('load shedding', () => {
       await t.close()
     }
   })
+
+  for (const dialect of DIALECTS) {
+    test(`on ${dialect}: ${CONNECTIONS} connections of ingest beyond capacity are shed with 503 and Retry-After; health answers, memory stays bounded, nothing acknowledged is lost`, { timeout: 120_000 }, async (t) => {
+      const database = await createTestDatabase(dialect)
+      const portal = await spawnPortal({
+        DATABASE_URL: database.url,
+        PORTAL_DATA_DIR: database.dataDir,
+        PORTAL_BOOTSTRAP_TOKEN: ADMIN,
+        INGEST_RATE_LIMIT_EVENTS_PER_SECOND: '100000000',
+        INGEST_RATE_LIMIT_BATCHES_PER_SECOND: '1000000',
+        // Low enough that this load lags the loop past it on any machine; the default is 1000 ms.
+        LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '5',
+        LOAD_SHED_RETRY_AFTER_SECONDS: RETRY_AFTER_SECONDS,
+      })
+      try {
+        const client = portalClient(portal.url, ADMIN)
+        const project = await createProject(client, 'overload')
+        const events = Array.from({ length: EVENTS_PER_BATCH }, (_, i) => event('log', { message: `event ${i} of a batch`, level: 'info', module: 'load' }))
+        const body = JSON.stringify({ events })
+        const rssBefore = rssBytes(portal)
+        let peakRss = rssBefore
+
+        const statuses: Record<number, number> = {}
+        const wrong503s: string[] = []
+        let acknowledged = 0
+        let requests = 0
+        const until = Date.now() + LOAD_MS
+        const loading = () => Date.now() < until && requests < MAX_REQUESTS
+        const connection = async () => {
+          while (loading()) {
+            requests++
+            const response = await ingest(client, project, body, {}, { timeoutMs: 30_000 })
+            statuses[response.status] = (statuses[response.status] ?? 0) + 1
+            if (response.status === 200) acknowledged += response.body.accepted
+            if (response.status === 503 && (response.body.code !== 'overloaded' || response.headers.get('retry-after') !== RETRY_AFTER_SECONDS)) {
+              wrong503s.push(`${response.headers.get('retry-after')} ${response.text}`)
+            }
+          }
+        }
+        const healthAnswers: number[] = []
+        const watch = async () => {
+          while (loading()) {
+            peakRss = Math.max(peakRss, rssBytes(portal))
+            healthAnswers.push((await client.request('GET', '/api/health', { timeoutMs: 5_000 })).status)
+            await sleep(250)
+          }
+        }
+        await Promise.all([watch(), ...Array.from({ length: CONNECTIONS }, connection)])
+        const rssAfter = rssBytes(portal)
+        t.diagnostic(
+          `${dialect}: ${requests} requests, statuses ${JSON.stringify(statuses)}, ${acknowledged} events acknowledged; ` +
+            `health ${JSON.stringify(countOf(healthAnswers))}; RSS ${mib(rssBefore)} before, peak ${mib(peakRss)}, after ${mib(rssAfter)} MiB`,
+        )
+
+        assert.deepEqual(Object.keys(statuses).sort(), ['200', '503'], 'every answer is a 200 or a shed 503')
+        assert.deepEqual(wrong503s, [], 'every 503 is `overloaded` with the configured Retry-After')
+        assert.ok(healthAnswers.length > 0 && healthAnswers.every((status) => status === 200), `health answers 200 throughout: ${healthAnswers}`)
+        assert.ok(peakRss < MAX_RSS_BYTES && rssAfter < MAX_RSS_BYTES, `memory stays under ${mib(MAX_RSS_BYTES)} MiB`)
+
+        // The portal may still be shedding while it works off the last of the load: retry as a client would.
+        let stored
+        for (let attempt = 0; attempt < 20; attempt++) {
+          stored = await client.request('GET', `/api/modules/logs/status?project_id=${project.id}`, { token: ADMIN })
+          if (stored.status !== 503) break
+          await sleep(Number(stored.headers.get('retry-after')) * 1000)
+        }
+        assert.equal(stored?.status, 200, stored?.text)
+        assert.equal(stored.body.events, acknowledged, 'every acknowledged event is stored, no other')
+      } finally {
+        await killPortal(portal)
+        await database.drop()
+      }
+    })
+  }
 })
+
+function countOf(values: number[]) {
+  const counts: Record<number, number> = {}
+  for (const value of values) counts[value] = (counts[value] ?? 0) + 1
+  return counts
+}
+
+function mib(bytes: number) {
+  return Math.round(bytes / 1024 / 1024)
+}
