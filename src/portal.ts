@@ -28,7 +28,11 @@ export function createLogger(config: Config, destination?: NodeJS.WritableStream
 }
 
 export async function openMigratedStorage(config: Config): Promise<Storage> {
-  const storage = await openStorage(config.databaseUrl, { poolSize: config.databasePoolSize, sqliteSynchronous: config.sqliteSynchronous })
+  const storage = await openStorage(config.databaseUrl, {
+    poolSize: config.databasePoolSize,
+    queryTimeoutMs: config.databaseQueryTimeoutMs,
+    sqliteSynchronous: config.sqliteSynchronous,
+  })
   await migrate(storage, allMigrations)
   return storage
 }

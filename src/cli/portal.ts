@@ -22,7 +22,7 @@ async function main(argv: string[]) {
   const config = loadConfig()
   if (command === 'serve') return serve(config)
   if (command === 'migrate') {
-    const storage = await openStorage(config.databaseUrl, { poolSize: 1, sqliteSynchronous: config.sqliteSynchronous })
+    const storage = await openStorage(config.databaseUrl, { poolSize: 1, queryTimeoutMs: config.databaseQueryTimeoutMs, sqliteSynchronous: config.sqliteSynchronous })
     const applied = await migrate(storage, allMigrations)
     await storage.close()
     console.log(applied.length ? `applied ${applied.join(', ')}` : 'the database is up to date')

@@ -48,6 +48,8 @@ export interface Storage {
 
 export interface StorageOptions {
   poolSize: number
+  /** PostgreSQL only: SQLite's calls are synchronous and bounded by its busy timeout */
+  queryTimeoutMs: number
   sqliteSynchronous: 'full' | 'normal'
 }
 
@@ -57,7 +59,7 @@ export async function openStorage(databaseUrl: string, options: StorageOptions):
     return openSqliteStorage(databaseUrl.slice('sqlite:'.length), options.sqliteSynchronous)
   }
   const { openPostgresStorage } = await import('./postgres/postgres-storage.ts')
-  return openPostgresStorage(databaseUrl, options.poolSize)
+  return openPostgresStorage(databaseUrl, options)
 }
 
 /** `ping` for both dialects: one row upserted and committed. */

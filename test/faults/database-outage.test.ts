@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createProject, createTestDatabase, DIALECTS, event, ingest, portalClient, readAll, type PortalClient, type TestProject } from '../support/portal.ts'
 import { killPortal, spawnPortal, type PortalProcess } from '../support/process.ts'
-import { startTcpProxy } from './support/tcp-proxy.ts'
+import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.ts'
 
 const ADMIN = `pat_${'o'.repeat(32)}`
 const CYCLES = 3
@@ -18,19 +18,22 @@ const HEAL_WITHIN_MS = 20_000
  * Retry-After, and no 500. Reads fail too when the server is gone, and keep working when only writes fail.
  */
 async function assertUnavailable(client: PortalClient, project: TestProject, label: string, readsWork: boolean) {
-  const health = await client.request('GET', '/api/health', { timeoutMs: ANSWER_WITHIN_MS })
+  // At once, as traffic arrives: each request may find a pooled connection lost in the outage.
+  const [health, refused, read] = await Promise.all([
+    client.request('GET', '/api/health', { timeoutMs: ANSWER_WITHIN_MS }),
+    ingest(client, project, [event('log', { message: `during ${label}` })], { 'x-service-idempotency-key': randomUUID() }, { timeoutMs: ANSWER_WITHIN_MS }),
+    client.request('GET', `/api/modules/logs/events?project_id=${project.id}`, { token: ADMIN, timeoutMs: ANSWER_WITHIN_MS }),
+  ])
   assert.equal(health.status, 503, `${label}: health ${health.text}`)
   assert.equal(health.body.status, 'unavailable')
   assert.equal(health.body.checks.database.status, 'failing', `${label}: the failing check is the database's`)
   assert.ok(health.body.checks.database.error, 'the check says why')
 
-  const refused = await ingest(client, project, [event('log', { message: `during ${label}` })], { 'x-service-idempotency-key': randomUUID() }, { timeoutMs: ANSWER_WITHIN_MS })
   assert.equal(refused.status, 503, `${label}: ingest ${refused.text}`)
   assert.equal(refused.headers.get('content-type'), 'application/problem+json; charset=utf-8')
   assert.equal(refused.body.code, 'database_unavailable')
   assert.ok(Number(refused.headers.get('retry-after')) > 0, 'Retry-After says when to try again')
 
-  const read = await client.request('GET', `/api/modules/logs/events?project_id=${project.id}`, { token: ADMIN, timeoutMs: ANSWER_WITHIN_MS })
   assert.equal(read.status, readsWork ? 200 : 503, `${label}: a read ${read.text}`)
   if (!readsWork) assert.equal(read.body.code, 'database_unavailable')
 }
@@ -62,28 +65,42 @@ function assertNoInternalErrors(portal: PortalProcess) {
 }
 
 describe('database outage on PostgreSQL', { skip: !DIALECTS.includes('postgres') && 'TEST_DATABASES excludes postgres' }, () => {
-  test(`${CYCLES} cycles of the connection cut and restored: 503 with Retry-After, health names the database, heals without a restart`, { timeout: 180_000 }, async () => {
-    const database = await createTestDatabase('postgres')
-    const url = new URL(database.url)
-    const proxy = await startTcpProxy(Number(url.port || 5432), url.hostname)
-    url.host = proxy.address
-    const portal = await spawnPortal({ DATABASE_URL: url.toString(), PORTAL_DATA_DIR: database.dataDir, PORTAL_BOOTSTRAP_TOKEN: ADMIN })
-    try {
-      const client = portalClient(portal.url, ADMIN)
-      const project = await createProject(client, 'outage')
-      for (let cycle = 1; cycle <= CYCLES; cycle++) {
-        proxy.cut()
-        await assertUnavailable(client, project, `outage ${cycle}`, false)
-        proxy.restore()
-        await assertHeals(client, project, `outage ${cycle}`)
+  const outages = {
+    'the connection cut (server stopped)': (proxy: TcpProxy) => proxy.cut(),
+    'the connection stalled (network partition)': (proxy: TcpProxy) => proxy.stall(),
+  }
+  for (const [outage, begin] of Object.entries(outages)) {
+    test(`${CYCLES} cycles of ${outage}, then restored: 503 with Retry-After, health names the database, heals without a restart`, { timeout: 180_000 }, async () => {
+      const database = await createTestDatabase('postgres')
+      const url = new URL(database.url)
+      const proxy = await startTcpProxy(Number(url.port || 5432), url.hostname)
+      url.host = proxy.address
+      const portal = await spawnPortal({
+        DATABASE_URL: url.toString(),
+        PORTAL_DATA_DIR: database.dataDir,
+        PORTAL_BOOTSTRAP_TOKEN: ADMIN,
+        // A query lost in the partition fails after this long (the default is 15 s), well within ANSWER_WITHIN_MS.
+        DATABASE_QUERY_TIMEOUT_MS: '2000',
+      })
+      try {
+        const client = portalClient(portal.url, ADMIN)
+        const project = await createProject(client, 'outage')
+        for (let cycle = 1; cycle <= CYCLES; cycle++) {
+          // Concurrent reads leave the pool holding several idle connections for the outage to catch.
+          await Promise.all(Array.from({ length: 10 }, () => client.request('GET', `/api/modules/logs/events?project_id=${project.id}`, { token: ADMIN })))
+          begin(proxy)
+          await assertUnavailable(client, project, `outage ${cycle}`, false)
+          proxy.restore()
+          await assertHeals(client, project, `outage ${cycle}`)
+        }
+        assertNoInternalErrors(portal)
+      } finally {
+        await killPortal(portal)
+        await proxy.close()
+        await database.drop()
       }
-      assertNoInternalErrors(portal)
-    } finally {
-      await killPortal(portal)
-      await proxy.close()
-      await database.drop()
-    }
-  })
+    })
+  }
 })
 
 /** Sets the portal process's file size limit: at 1 byte every write to its database files fails (EFBIG), as on a full disk. */

@@ -22,7 +22,7 @@ for (const dialect of DIALECTS) {
     before(async () => {
       const database = await createTestDatabase(dialect)
       drop = database.drop
-      storage = await openStorage(database.url, { poolSize: 2, sqliteSynchronous: 'full' })
+      storage = await openStorage(database.url, { poolSize: 2, queryTimeoutMs: 15_000, sqliteSynchronous: 'full' })
       db = storage.db as unknown as Kysely<any>
       await migrate(storage, firstRelease)
       const hour = Date.parse('2026-03-15T10:00:00.000Z')

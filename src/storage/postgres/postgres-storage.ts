@@ -1,6 +1,6 @@
 import pg from 'pg'
 import { Kysely, PostgresDialect, sql } from 'kysely'
-import { likePattern, writeHealthProbe, type Storage } from '../storage.ts'
+import { likePattern, writeHealthProbe, type Storage, type StorageOptions } from '../storage.ts'
 import type { Database } from '../tables.ts'
 
 const INT8_OID = 20
@@ -8,11 +8,14 @@ const INT8_OID = 20
 const UNAVAILABLE_SQLSTATE = /^(08|53|57P)/
 const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN'])
 
-export function openPostgresStorage(url: string, poolSize: number): Storage {
+export function openPostgresStorage(url: string, { poolSize, queryTimeoutMs }: Pick<StorageOptions, 'poolSize' | 'queryTimeoutMs'>): Storage {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
     connectionTimeoutMillis: 5000,
+    // Without it a query sent into a network partition waits for ever, and so does its request. The client
+    // stays busy with the lost query until its connection resets; the pool then discards it.
+    query_timeout: queryTimeoutMs,
     // epoch milliseconds fit a JavaScript number exactly; pg would otherwise return bigint columns as strings
     types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser },
   })
@@ -53,7 +56,7 @@ export function openPostgresStorage(url: string, poolSize: number): Storage {
       const code = String((error as { code?: unknown })?.code ?? '')
       if (UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_NODE_CODES.has(code)) return true
       const message = error instanceof Error ? error.message : ''
-      return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message)
+      return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout/i.test(message)
     },
     ping: () => writeHealthProbe(db),
     async close() {

@@ -6,7 +6,12 @@ export interface TcpProxy {
   port: number
   /** Destroys every live connection and refuses new ones: the server has gone away. */
   cut(): void
-  /** Forwards new connections again: the server is back. */
+  /**
+   * Stops forwarding without closing anything, as a network partition does: live connections and new
+   * ones stay open and silent.
+   */
+  stall(): void
+  /** Forwards new connections again: the server is back (connections held by `stall` are reset). */
   restore(): void
   close(): Promise<void>
 }
@@ -17,7 +22,7 @@ export interface TcpProxy {
  */
 export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>()
-  let open = true
+  let mode: 'open' | 'cut' | 'stalled' = 'open'
   const track = (socket: net.Socket) => {
     sockets.add(socket)
     socket.once('close', () => sockets.delete(socket))
@@ -25,7 +30,8 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
   }
   const server = net.createServer((client) => {
     track(client)
-    if (!open) return void client.destroy()
+    if (mode === 'cut') return void client.destroy()
+    if (mode === 'stalled') return
     const upstream = net.connect(targetPort, targetHost)
     track(upstream)
     client.pipe(upstream)
@@ -36,15 +42,23 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as net.AddressInfo
   const cut = () => {
-    open = false
+    mode = 'cut'
     for (const socket of sockets) socket.destroy()
   }
   return {
     address: `127.0.0.1:${port}`,
     port,
     cut,
+    stall() {
+      mode = 'stalled'
+      for (const socket of sockets) {
+        socket.unpipe()
+        socket.pause()
+      }
+    },
     restore() {
-      open = true
+      if (mode === 'stalled') cut()
+      mode = 'open'
     },
     async close() {
       cut()
