@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely'
 import type { PortalContext } from '../context.ts'
 import { accessPrincipal, type Principal } from '../http/auth.ts'
 import { DEFAULT_LIMIT, List, PageQuery } from '../http/list.ts'
-import { problemResponses } from '../http/problem.ts'
+import { ProblemError, problemResponses } from '../http/problem.ts'
 import { findProject } from '../projects/store.ts'
 import { CaptureBody, CaptureResponse, occurrenceFromCapture } from './capture.ts'
 import { createGroupCommitter } from '../storage/group-commit.ts'
@@ -22,6 +22,8 @@ import {
   recentOccurrences,
 } from './group-reads.ts'
 import { mergeGroups, setGroupStatus, unmergeFingerprints } from './triage.ts'
+import { claimIdempotencyKey, findStoredResponse, idempotencyKeyOf, replay, setStoredResponse } from '../ingest/idempotency.ts'
+import { sha256Hex } from '../identity/secrets.ts'
 
 const tags = ['errors']
 const MAX_CAPTURES_PER_TRANSACTION = 500
@@ -53,7 +55,7 @@ export const errorRoutes: FastifyPluginAsync<{ ctx: PortalContext }> = async (pl
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>()
   const db = ctx.storage.db as unknown as Kysely<any>
   // Captures arriving together share one transaction; each is answered once it is committed.
-  const committer = createGroupCommitter<Occurrence, RecordedOccurrence>(ctx.storage, (trx, occurrences) => recordOccurrences(trx, ctx, occurrences), MAX_CAPTURES_PER_TRANSACTION)
+  const committer = createGroupCommitter<Capture, RecordedOccurrence | undefined>(ctx.storage, (trx, captures) => recordCaptures(trx, ctx, captures), MAX_CAPTURES_PER_TRANSACTION)
   app.addHook('onClose', () => committer.close())
 
   app.post(
@@ -71,14 +73,28 @@ export const errorRoutes: FastifyPluginAsync<{ ctx: PortalContext }> = async (pl
           'numbers, ids and quoted values replaced by placeholders. The fingerprint is the hex SHA-256 of the project and those components. ' +
           `A group keeps its latest ${OCCURRENCES_KEPT_PER_GROUP} occurrences; its counts stay exact. 201 means the occurrence is committed.`,
         security: [{ apiKey: [] }],
+        headers: Type.Object({
+          'x-service-idempotency-key': Type.Optional(
+            Type.String({ description: 'a UUID; a repeat within 24 h with the same body returns the first response with `Idempotent-Replayed: true` and records nothing' }),
+          ),
+        }),
         body: CaptureBody,
-        response: { 201: CaptureResponse, ...problemResponses(400, 401, 403, 413, 415, 503) },
+        response: { 201: CaptureResponse, ...problemResponses(400, 401, 403, 409, 413, 415, 422, 503) },
       },
     },
     async (request, reply) => {
       const principal = request.principal as Extract<Principal, { kind: 'apiKey' }>
-      const recorded = await committer.write(occurrenceFromCapture(principal.projectId, request.body, Date.now()))
-      return reply.code(201).send(recorded)
+      const key = idempotencyKeyOf(request.headers['x-service-idempotency-key'])
+      const requestHash = key === undefined ? '' : sha256Hex(JSON.stringify(request.body))
+      const storedResponse = async () => (key === undefined ? undefined : findStoredResponse(ctx.storage.db, principal.projectId, key, requestHash))
+      const first = await storedResponse()
+      if (first) return replay(reply, first)
+      const occurrence = occurrenceFromCapture(principal.projectId, request.body, Date.now())
+      const recorded = await committer.write({ occurrence, key, requestHash })
+      if (recorded) return reply.code(201).send(recorded)
+      const concurrent = await storedResponse()
+      if (concurrent) return replay(reply, concurrent)
+      throw new ProblemError(409, 'idempotency_key_in_flight', 'X-Service-Idempotency-Key: a request with this key is still being processed; retry')
     },
   )
 
@@ -196,4 +212,29 @@ export const errorRoutes: FastifyPluginAsync<{ ctx: PortalContext }> = async (pl
       return { group: described, unmerged: others }
     },
   )
+}
+
+/** A capture, with the idempotency key (if any) that must commit with its occurrence. */
+interface Capture {
+  occurrence: Occurrence
+  key: string | undefined
+  requestHash: string
+}
+
+/**
+ * Records the captures whose key is not held already (by an earlier request, or by another capture of
+ * this very group); the others record nothing and get undefined, so that their request replays the first answer.
+ */
+async function recordCaptures(trx: Kysely<any>, ctx: PortalContext, captures: Capture[]): Promise<(RecordedOccurrence | undefined)[]> {
+  const pending = { statusCode: 201, body: '' } // replaced below, in this transaction, once the group is known
+  const claimed: Capture[] = []
+  for (const capture of captures) {
+    if (capture.key === undefined || (await claimIdempotencyKey(trx, capture.occurrence.projectId, capture.key, capture.requestHash, pending))) claimed.push(capture)
+  }
+  const recorded = await recordOccurrences(trx, ctx, claimed.map((capture) => capture.occurrence))
+  const results = new Map(claimed.map((capture, index) => [capture, recorded[index]]))
+  for (const [capture, result] of results) {
+    if (capture.key !== undefined) await setStoredResponse(trx, capture.occurrence.projectId, capture.key, { statusCode: 201, body: JSON.stringify(result) })
+  }
+  return captures.map((capture) => results.get(capture))
 }

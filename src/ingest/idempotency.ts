@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import type { FastifyReply } from 'fastify'
 import type { Database } from '../storage/tables.ts'
 import { ProblemError } from '../http/problem.ts'
 
@@ -39,6 +40,11 @@ export async function findStoredResponse(db: Kysely<Database>, projectId: string
   return { statusCode: row.status_code, body: row.response_body }
 }
 
+/** Answers with the stored response, marked as a replay. */
+export function replay(reply: FastifyReply, stored: StoredResponse) {
+  return reply.code(stored.statusCode).header('idempotent-replayed', 'true').type('application/json').send(stored.body)
+}
+
 /**
  * Records the key and its response inside the transaction that stores the events. Returns false
  * when a live record exists already: on PostgreSQL the insert waits for a concurrent holder of the
@@ -66,6 +72,16 @@ export async function claimIdempotencyKey(trx: Kysely<Database>, projectId: stri
     .returning('key')
     .executeTakeFirst()
   return claimed !== undefined
+}
+
+/** Sets the response of a key claimed earlier in `trx`, once the answer is known (a capture's group, say). */
+export async function setStoredResponse(trx: Kysely<Database>, projectId: string, key: string, response: StoredResponse): Promise<void> {
+  await trx
+    .updateTable('idempotency_keys')
+    .set({ status_code: response.statusCode, response_body: response.body })
+    .where('project_id', '=', projectId)
+    .where('key', '=', key)
+    .execute()
 }
 
 export async function deleteExpiredIdempotencyKeys(db: Kysely<Database>): Promise<number> {

@@ -10,7 +10,7 @@ import { newId } from '../ids.ts'
 import { modules } from '../modules/registry.ts'
 import type { AcceptedEvent } from '../modules/write-events.ts'
 import { createGroupCommitter } from '../storage/group-commit.ts'
-import { findStoredResponse, idempotencyKeyOf, type StoredResponse } from './idempotency.ts'
+import { findStoredResponse, idempotencyKeyOf, replay, type StoredResponse } from './idempotency.ts'
 import { MAX_BATCHES_PER_TRANSACTION, writeIngestBatches, type IngestBatch } from './write-batches.ts'
 import type { RateDecision } from './rate-limit.ts'
 import { verifyIngestSignature } from './signature.ts'
@@ -162,8 +162,4 @@ function setRateHeaders(reply: FastifyReply, decision: RateDecision) {
   reply.header('ratelimit-limit', decision.limit)
   reply.header('ratelimit-remaining', decision.remaining)
   reply.header('ratelimit-reset', decision.resetSeconds)
-}
-
-function replay(reply: FastifyReply, stored: StoredResponse) {
-  return reply.code(stored.statusCode).header('idempotent-replayed', 'true').type('application/json').send(stored.body)
 }

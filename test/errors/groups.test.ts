@@ -1,5 +1,6 @@
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
+import { randomUUID } from 'node:crypto'
 import { createProject, DIALECTS, type TestPortal, type TestProject } from '../support/portal.ts'
 import { captured, groupOf, listGroups, recordNotifications, startErrorsPortal } from './support.ts'
 
@@ -130,6 +131,30 @@ for (const dialect of DIALECTS) {
       assert.equal((await t.request('DELETE', `/api/projects/${project.id}`, { token: t.adminToken })).status, 204)
       assert.equal((await t.request('GET', `/api/errors/groups/${group.fingerprint}`, { token: t.viewerToken })).status, 404)
       assert.equal((await patch(group.fingerprint, { status: 'resolved' })).status, 404)
+    })
+
+    test('a capture repeated with its idempotency key is answered again, not counted again', async () => {
+      const project = await createProject(t)
+      const send = (key: string, body: unknown) =>
+        t.request('POST', '/api/errors/capture', { token: project.key, body, headers: { 'x-service-idempotency-key': key } })
+      const key = randomUUID()
+      const body = { name: 'RetriedError', message: 'sent twice' }
+      const first = await send(key, body)
+      assert.equal(first.status, 201)
+      assert.equal(first.headers.get('idempotent-replayed'), null)
+      const again = await send(key, body)
+      assert.equal(again.status, 201)
+      assert.equal(again.headers.get('idempotent-replayed'), 'true')
+      assert.deepEqual(again.body, first.body, 'the first answer, occurrence id and group included')
+      assert.equal((await captured(t, project, body)).groupFingerprint, first.body.groupFingerprint)
+      assert.equal((await groupOf(t, first.body.groupFingerprint)).count, 2, 'the replay recorded nothing')
+
+      const otherBody = await send(key, { ...body, message: 'another' })
+      assert.equal(otherBody.status, 422)
+      assert.equal(otherBody.body.code, 'idempotency_key_reused')
+      const notUuid = await send('not-a-uuid', body)
+      assert.equal(notUuid.status, 400)
+      assert.equal(notUuid.body.code, 'invalid_idempotency_key')
     })
 
     test('status reports the grouping algorithm and a project’s group counts', async () => {

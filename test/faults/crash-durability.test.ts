@@ -12,17 +12,19 @@ const LOGS_PER_BATCH = 16
 const ERRORS_PER_BATCH = 4
 const ERROR_NAMES = ['TimeoutError', 'RangeError', 'PaymentDeclined']
 
-/** One ingest request as the client logs it: what it sent, under which key, and whether a 200 came back. */
-interface Batch {
+/** One request as the client logs it: an ingest batch or an error capture, and what it carries. */
+interface Sent {
   key: string
+  route: '/api/ingest' | '/api/errors/capture'
   body: string
   logs: string[]
+  /** error events in a batch, or the one captured exception */
   errors: { seq: string; name: string }[]
 }
 
 for (const dialect of DIALECTS) {
   describe(`crash durability on ${dialect}`, () => {
-    test(`SIGKILL at random moments during concurrent ingest, ${ROUNDS} rounds: every acknowledged event and error count is kept exactly`, { timeout: 120_000 }, async (t) => {
+    test(`SIGKILL at random moments during concurrent ingest, ${ROUNDS} rounds: every acknowledged event, capture and error count is kept exactly`, { timeout: 120_000 }, async (t) => {
       const database = await createTestDatabase(dialect)
       const env = {
         DATABASE_URL: database.url,
@@ -38,30 +40,44 @@ for (const dialect of DIALECTS) {
       try {
         const project = await createProject(client, 'crash')
         let sequence = 0
-        const newBatch = (): Batch => {
-          const batch = sequence++
-          const logs = Array.from({ length: LOGS_PER_BATCH }, (_, i) => `b${batch}-log${i}`)
-          const errors = Array.from({ length: ERRORS_PER_BATCH }, (_, i) => ({ seq: `b${batch}-err${i}`, name: ERROR_NAMES[(batch + i) % ERROR_NAMES.length] }))
+        // Two ingest batches (log and error events), then one capture, and so on.
+        const newRequest = (): Sent => {
+          const n = sequence++
+          const name = ERROR_NAMES[n % ERROR_NAMES.length]
+          if (n % 3 === 2) {
+            const seq = `c${n}`
+            return { key: randomUUID(), route: '/api/errors/capture', body: JSON.stringify({ name, message: 'the upstream did not answer', seq }), logs: [], errors: [{ seq, name }] }
+          }
+          const logs = Array.from({ length: LOGS_PER_BATCH }, (_, i) => `b${n}-log${i}`)
+          const errors = Array.from({ length: ERRORS_PER_BATCH }, (_, i) => ({ seq: `b${n}-err${i}`, name: ERROR_NAMES[(n + i) % ERROR_NAMES.length] }))
           const events = [
             ...logs.map((message) => event('log', { message })),
             ...errors.map(({ seq, name }) => event('error', { name, message: 'the upstream did not answer', seq })),
           ]
-          return { key: randomUUID(), body: JSON.stringify({ events }), logs, errors }
+          return { key: randomUUID(), route: '/api/ingest', body: JSON.stringify({ events }), logs, errors }
         }
 
-        const acknowledged: Batch[] = []
-        let unacknowledged: Batch[] = []
+        const acknowledged: Sent[] = []
+        let unacknowledged: Sent[] = []
         let replayed = 0
-        /** Sends one batch; true when the portal acknowledged it (a 200, first time or replayed). */
-        const send = async (batch: Batch) => {
+        /** Sends one request; true when the portal acknowledged it (first time or replayed). */
+        const send = async (sent: Sent) => {
+          const headers = { 'x-service-idempotency-key': sent.key }
           let response
           try {
-            response = await ingest(client, project, batch.body, { 'x-service-idempotency-key': batch.key })
+            response =
+              sent.route === '/api/ingest'
+                ? await ingest(client, project, sent.body, headers)
+                : await client.request('POST', sent.route, { token: project.key, body: sent.body, headers })
           } catch {
             return false // the portal died with the request in flight: the client cannot know whether it was stored
           }
-          assert.equal(response.status, 200, response.text)
-          assert.equal(response.body.accepted, LOGS_PER_BATCH + ERRORS_PER_BATCH)
+          if (sent.route === '/api/ingest') {
+            assert.equal(response.status, 200, response.text)
+            assert.equal(response.body.accepted, LOGS_PER_BATCH + ERRORS_PER_BATCH)
+          } else {
+            assert.equal(response.status, 201, response.text)
+          }
           if (response.headers.get('idempotent-replayed') === 'true') replayed++
           return true
         }
@@ -71,9 +87,9 @@ for (const dialect of DIALECTS) {
           // Retries of what was in flight at the last kill come first, with their own keys, as an SDK would do.
           const writer = async () => {
             while (!stop) {
-              const batch = unacknowledged.shift() ?? newBatch()
-              if (await send(batch)) acknowledged.push(batch)
-              else return void unacknowledged.push(batch)
+              const sent = unacknowledged.shift() ?? newRequest()
+              if (await send(sent)) acknowledged.push(sent)
+              else return void unacknowledged.push(sent)
             }
           }
           const writers = Array.from({ length: WRITERS }, writer)
@@ -83,20 +99,25 @@ for (const dialect of DIALECTS) {
           await Promise.all(writers)
           portal = await spawnPortal(env)
         }
-        for (const batch of unacknowledged.splice(0)) {
-          assert.ok(await send(batch), 'a retry after the last restart is acknowledged')
-          acknowledged.push(batch)
+        for (const sent of unacknowledged.splice(0)) {
+          assert.ok(await send(sent), 'a retry after the last restart is acknowledged')
+          acknowledged.push(sent)
         }
-        t.diagnostic(`${dialect}: ${acknowledged.length} batches acknowledged over ${ROUNDS} kills; ${replayed} retries were replays of batches stored before a kill`)
-        assert.ok(acknowledged.length > ROUNDS * WRITERS, `only ${acknowledged.length} batches were acknowledged`)
+        const captures = acknowledged.filter((sent) => sent.route === '/api/errors/capture').length
+        t.diagnostic(
+          `${dialect}: ${acknowledged.length - captures} batches and ${captures} captures acknowledged over ${ROUNDS} kills; ` +
+            `${replayed} retries were replays of requests stored before a kill`,
+        )
+        assert.ok(acknowledged.length > ROUNDS * WRITERS, `only ${acknowledged.length} requests were acknowledged`)
 
         const storedLogs = (await readAll(client, `/api/modules/logs/events?project_id=${project.id}`)).map((e) => e.data.message)
-        assert.deepEqual(storedLogs.sort(), acknowledged.flatMap((batch) => batch.logs).sort(), 'every acknowledged log event is stored once')
+        assert.deepEqual(storedLogs.sort(), acknowledged.flatMap((sent) => sent.logs).sort(), 'every acknowledged log event is stored once')
 
-        const expectedErrors = acknowledged.flatMap((batch) => batch.errors)
+        const ingested = acknowledged.filter((sent) => sent.route === '/api/ingest')
         const storedErrors = (await readAll(client, `/api/errors/events?project_id=${project.id}`)).map((e) => e.data.seq)
-        assert.deepEqual(storedErrors.sort(), expectedErrors.map((error) => error.seq).sort(), 'every acknowledged error event is stored once')
-        await assertGroupCounts(client, project, expectedErrors)
+        const expectedErrors = ingested.flatMap((sent) => sent.errors.map((error) => error.seq))
+        assert.deepEqual(storedErrors.sort(), expectedErrors.sort(), 'every acknowledged error event is stored once')
+        await assertGroupCounts(client, project, acknowledged.flatMap((sent) => sent.errors))
       } finally {
         await killPortal(portal)
         await database.drop()
@@ -105,7 +126,7 @@ for (const dialect of DIALECTS) {
   })
 }
 
-/** Each error group's count is exactly the number of acknowledged occurrences of its error. */
+/** Each error group's count is exactly the number of acknowledged occurrences of its error, captured or ingested. */
 async function assertGroupCounts(client: ReturnType<typeof portalClient>, project: TestProject, expected: { name: string }[]) {
   const groups = await readAll(client, `/api/errors/groups?project_id=${project.id}`)
   const counts = Object.fromEntries(groups.map((group) => [group.name, group.count]))
