@@ -13,6 +13,8 @@ import { openStorage, type Storage } from './storage/storage.ts'
 import { webhookNotifications } from './webhooks/enqueue.ts'
 
 const IDEMPOTENCY_SWEEP_MS = 10 * 60 * 1000
+/** Log lines held while standard output cannot be written; more are dropped. */
+const MAX_UNWRITTEN_LOG_BYTES = 16 * 1024 * 1024
 
 export const allMigrations = [...coreMigrations, ...modules.flatMap((module) => module.migrations)]
 
@@ -23,8 +25,19 @@ export function createLogger(config: Config, destination?: NodeJS.WritableStream
       // Belt and braces: request logs carry no headers, but nothing with a credential may reach a log.
       redact: { paths: ['req.headers.authorization', 'req.headers["x-service-signature"]', '*.secret', '*.webhookSecret', '*.key', '*.token'], censor: '[redacted]' },
     },
-    destination as pino.DestinationStream | undefined,
+    (destination as pino.DestinationStream | undefined) ?? standardOutput(),
   )
+}
+
+/**
+ * Standard output as pino writes it, except that a failed write does not end the process: with stdout
+ * redirected to a file on a full disk, the portal keeps answering (503s) and writes the held lines once
+ * the disk has room again.
+ */
+function standardOutput(): pino.DestinationStream {
+  const stream = pino.destination({ dest: 1, sync: true, maxLength: MAX_UNWRITTEN_LOG_BYTES })
+  stream.on('error', () => {})
+  return stream
 }
 
 export async function openMigratedStorage(config: Config): Promise<Storage> {

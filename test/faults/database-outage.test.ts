@@ -2,6 +2,7 @@ import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
+import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createProject, createTestDatabase, DIALECTS, event, ingest, portalClient, readAll, type PortalClient, type TestProject } from '../support/portal.ts'
 import { killPortal, spawnPortal, type PortalProcess } from '../support/process.ts'
@@ -113,7 +114,9 @@ describe('database outage on SQLite', { skip: !DIALECTS.includes('sqlite') && 'T
   // and can be lifted again while it runs. Node ignores SIGXFSZ, so the writes fail instead of killing it.
   test(`${CYCLES} cycles of every write refused by the file system and allowed again: 503 with Retry-After, health names the database, heals without a restart`, { timeout: 120_000 }, async () => {
     const database = await createTestDatabase('sqlite')
-    const portal = await spawnPortal({ DATABASE_URL: database.url, PORTAL_DATA_DIR: database.dataDir, PORTAL_BOOTSTRAP_TOKEN: ADMIN })
+    // Logging to a file, as `npm start > portal.log` does: its writes fail as well, and must not end the portal.
+    const logFile = path.join(database.dataDir, 'portal.log')
+    const portal = await spawnPortal({ DATABASE_URL: database.url, PORTAL_DATA_DIR: database.dataDir, PORTAL_BOOTSTRAP_TOKEN: ADMIN, LOG_LEVEL: 'info' }, { logFile })
     try {
       const client = portalClient(portal.url, ADMIN)
       const project = await createProject(client, 'disk full')
@@ -124,6 +127,7 @@ describe('database outage on SQLite', { skip: !DIALECTS.includes('sqlite') && 'T
         await assertHeals(client, project, `disk full ${cycle}`)
       }
       assertNoInternalErrors(portal)
+      assert.match(portal.output(), /"msg":"database unavailable"/, 'what was logged while nothing could be written reaches the file afterwards')
     } finally {
       await killPortal(portal)
       await database.drop()

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import fs from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
 
@@ -19,29 +20,38 @@ export interface PortalProcess {
   output: () => string
 }
 
-/** Runs `portal serve` as its own process (what `npm start` runs) and waits until its health answers ok. */
-export async function spawnPortal(env: Record<string, string>, timeoutMs = 30_000): Promise<PortalProcess> {
+/**
+ * Runs `portal serve` as its own process (what `npm start` runs) and waits until its health answers ok.
+ * Its output comes through pipes, or goes to `logFile` as with `npm start > portal.log`.
+ */
+export async function spawnPortal(env: Record<string, string>, { timeoutMs = 30_000, logFile }: { timeoutMs?: number; logFile?: string } = {}): Promise<PortalProcess> {
   const port = env.PORT ? Number(env.PORT) : await freePort()
+  const logFd = logFile === undefined ? undefined : fs.openSync(logFile, 'a')
   const child = spawn(process.execPath, [PORTAL_BIN, 'serve'], {
     env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env, PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: logFd === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', logFd, logFd],
   })
-  let output = ''
-  child.stdout!.on('data', (chunk) => (output += chunk))
-  child.stderr!.on('data', (chunk) => (output += chunk))
+  let piped = ''
+  if (logFd === undefined) {
+    child.stdout!.on('data', (chunk) => (piped += chunk))
+    child.stderr!.on('data', (chunk) => (piped += chunk))
+  } else {
+    fs.closeSync(logFd) // the child has its own copy
+  }
+  const output = () => (logFile === undefined ? piped : fs.readFileSync(logFile, 'utf8'))
   const url = `http://127.0.0.1:${port}`
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`portal exited with ${child.exitCode}: ${output}`)
+    if (child.exitCode !== null) throw new Error(`portal exited with ${child.exitCode}: ${output()}`)
     try {
-      if ((await fetch(`${url}/api/health`)).status === 200) return { child, url, output: () => output }
+      if ((await fetch(`${url}/api/health`)).status === 200) return { child, url, output }
     } catch {
       // not listening yet
     }
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
   child.kill('SIGKILL')
-  throw new Error(`portal did not become healthy within ${timeoutMs} ms: ${output}`)
+  throw new Error(`portal did not become healthy within ${timeoutMs} ms: ${output()}`)
 }
 
 export async function killPortal(portal: PortalProcess, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
