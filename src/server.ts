@@ -4,31 +4,34 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { PortalContext } from './context.ts'
 import { authPlugin } from './http/auth.ts'
 import { openApiPlugin, openApiRoute } from './http/openapi.ts'
-import { ProblemError, problemErrorHandler, sendProblem } from './http/problem.ts'
+import { answerClientError, ProblemError, problemErrorHandler, sendProblem } from './http/problem.ts'
 import { healthRoutes } from './health/routes.ts'
 import { identityRoutes } from './identity/routes.ts'
 import { ingestRoutes } from './ingest/route.ts'
 import { uiPlugin } from './http/ui.ts'
 import { validatorCompiler } from './http/validation.ts'
-import { parseJsonBody } from './http/json-body.ts'
+import { MAX_BODY_DEPTH, parseJsonBody } from './http/json-body.ts'
 import { eventReads } from './modules/event-reads.ts'
 import { modules } from './modules/registry.ts'
 import { apiKeyRoutes } from './projects/api-key-routes.ts'
 import { projectRoutes } from './projects/routes.ts'
 
 const LOAD_SAMPLE_INTERVAL_MS = 500
+/** The largest JSON body any route but ingest (which has INGEST_RATE_LIMIT_MAX_BATCH_BYTES) reads. */
+export const BODY_LIMIT_BYTES = 1024 * 1024
 
 /** Builds the portal's HTTP app from its context; listening is the caller's choice (main, tests). */
 export async function buildServer(ctx: PortalContext) {
   const app = Fastify({
     loggerInstance: ctx.log,
-    bodyLimit: 1024 * 1024,
+    bodyLimit: BODY_LIMIT_BYTES,
+    clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>()
   app.setValidatorCompiler(validatorCompiler)
   app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     try {
-      done(null, parseJsonBody(body as string))
+      done(null, parseJsonBody(body as string, MAX_BODY_DEPTH))
     } catch (error) {
       done(error as Error, undefined)
     }

@@ -6,6 +6,14 @@ import { problemResponses } from './problem.ts'
 
 /** The OpenAPI 3.1 document, generated from the route schemas so that it cannot drift from them. */
 export const openApiPlugin = fp(async (app) => {
+  // What any route can answer, whatever its own schema says: every request can have oversized
+  // headers, and every JSON body can be too large, of another type, or not JSON.
+  app.addHook('onRoute', (route) => {
+    if (!route.schema || route.schema.hide) return
+    const response = (route.schema.response ??= {}) as Record<string, unknown>
+    const common = route.schema.body ? [400, 413, 415, 431] : [431]
+    for (const [status, entry] of Object.entries(problemResponses(...common))) response[status] ??= entry
+  })
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
