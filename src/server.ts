@@ -10,7 +10,7 @@ import { identityRoutes } from './identity/routes.ts'
 import { ingestRoutes } from './ingest/route.ts'
 import { uiPlugin } from './http/ui.ts'
 import { validatorCompiler } from './http/validation.ts'
-import { MAX_BODY_DEPTH, parseJsonBody } from './http/json-body.ts'
+import { MAX_BODY_DEPTH, parseJsonBody, replaceNulInParameters } from './http/json-body.ts'
 import { eventReads } from './modules/event-reads.ts'
 import { modules } from './modules/registry.ts'
 import { apiKeyRoutes } from './projects/api-key-routes.ts'
@@ -35,6 +35,11 @@ export async function buildServer(ctx: PortalContext) {
     } catch (error) {
       done(error as Error, undefined)
     }
+  })
+
+  app.addHook('preValidation', async (request) => {
+    replaceNulInParameters(request.params)
+    replaceNulInParameters(request.query)
   })
 
   app.setErrorHandler(problemErrorHandler(ctx.storage.isUnavailable))

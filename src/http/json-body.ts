@@ -36,6 +36,20 @@ export function parseJsonBody(text: string, maxDepth = Infinity): unknown {
   return parsed
 }
 
+/**
+ * Path and query parameters follow the same rule as JSON bodies: U+0000 becomes U+FFFD, so that a
+ * lookup or filter carrying one finds what a body carrying one stored, on both databases (and
+ * PostgreSQL is never handed a NUL it refuses with an error).
+ */
+export function replaceNulInParameters(parameters: unknown): void {
+  if (typeof parameters !== 'object' || parameters === null) return
+  const record = parameters as Record<string, unknown>
+  for (const [name, value] of Object.entries(record)) {
+    if (typeof value === 'string' && value.includes('\u0000')) record[name] = value.replaceAll('\u0000', '\ufffd')
+    else if (Array.isArray(value)) record[name] = value.map((item) => (typeof item === 'string' ? item.replaceAll('\u0000', '\ufffd') : item))
+  }
+}
+
 /** Whether a parsed JSON value nests deeper than `maxDepth` levels (iteratively: the input may be very deep). */
 export function nestedDeeperThan(root: object, maxDepth: number): boolean {
   const stack: [unknown, number][] = [[root, 1]]
