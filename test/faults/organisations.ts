@@ -40,8 +40,8 @@ export interface Organisation extends OrgTokens {
   traceId: string
 }
 
-/** A new organisation with an admin and a viewer token, made the operator's way: the CLI against the portal's database. */
-export async function createOrganisationWithCli(env: { DATABASE_URL: string; PORTAL_DATA_DIR: string }, name: string): Promise<OrgTokens> {
+/** A new organisation with an admin and a viewer token, made the operator's way: the CLI against the portal's database (`env` names it). */
+export async function createOrganisationWithCli(env: Record<string, string>, name: string): Promise<OrgTokens> {
   const id = await runPortalCli(env, ['org', 'create', '--name', name])
   assert.match(id, /^org_/)
   const adminToken = await runPortalCli(env, ['token', 'create', '--role', 'admin', '--org', id, '--name', `${name} admin`])
@@ -99,8 +99,8 @@ export interface Operation {
   method: string
   /** the OpenAPI path, e.g. `/api/projects/{id}` */
   template: string
-  /** `{ accessToken }` or `{ apiKey }` */
-  security: 'accessToken' | 'apiKey' | 'public'
+  /** who the document says may call it: an access token, a project API key, either (`any`), or anyone */
+  security: 'accessToken' | 'apiKey' | 'any' | 'public'
   hasBody: boolean
   queryParameters: string[]
   requiredQuery: string[]
@@ -111,13 +111,13 @@ export function operationsOf(document: any): Operation[] {
   const operations: Operation[] = []
   for (const [template, methods] of Object.entries<any>(document.paths)) {
     for (const [method, operation] of Object.entries<any>(methods)) {
-      const security = operation.security ?? document.security
+      const schemes: string[] = (operation.security ?? document.security).flatMap((requirement: object) => Object.keys(requirement))
       const parameters: any[] = operation.parameters ?? []
       const query = parameters.filter((parameter) => parameter.in === 'query')
       operations.push({
         method: method.toUpperCase(),
         template,
-        security: security.length === 0 ? 'public' : security.some((s: object) => 'accessToken' in s) ? 'accessToken' : 'apiKey',
+        security: schemes.length === 0 ? 'public' : schemes.length === 2 ? 'any' : (schemes[0] as 'accessToken' | 'apiKey'),
         hasBody: operation.requestBody !== undefined,
         queryParameters: query.map((parameter) => parameter.name),
         requiredQuery: query.filter((parameter) => parameter.required).map((parameter) => parameter.name),
@@ -142,9 +142,13 @@ const PATH_PARAMETERS: Record<string, (org: Organisation) => string> = {
   'deliveries/{id}': (org) => org.deliveryId,
 }
 
+// Required query parameters other than project_id, and a value each that is valid.
+const REQUIRED_QUERY: Record<string, string> = { metric: 'http.latency' }
+
 /**
  * The operation's URL with its path parameters filled from the organisation's resources (or by
- * `replace`, given each parameter's key) and its required `project_id` set to the organisation's project.
+ * `replace`, given each parameter's key), its `project_id` set to the organisation's project, and
+ * its other required query parameters to valid values.
  */
 export function pathOf(operation: Operation, org: Organisation, replace?: (parameterKey: string) => string, query: Record<string, string> = {}): string {
   const path = operation.template.replace(/([^/]+)\/\{(\w+)\}/g, (_whole, segment: string, name: string) => {
@@ -155,6 +159,10 @@ export function pathOf(operation: Operation, org: Organisation, replace?: (param
   })
   const search = new URLSearchParams(query)
   if (operation.queryParameters.includes('project_id') && !search.has('project_id')) search.set('project_id', org.project.id)
+  for (const name of operation.requiredQuery.filter((name) => name !== 'project_id' && !search.has(name))) {
+    assert.ok(REQUIRED_QUERY[name], `${operation.method} ${operation.template}: add a valid ${name} to REQUIRED_QUERY`)
+    search.set(name, REQUIRED_QUERY[name])
+  }
   const text = search.toString()
   return text ? `${path}?${text}` : path
 }
