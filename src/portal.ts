@@ -25,7 +25,7 @@ const CREDENTIAL_VALUE = /^(pat|pk|whsec)_/
  * The request URL as logged. Credentials belong in headers, which are never logged, but a client
  * may put one in a query string (`?token=…`, `?api_key=…`); its value is replaced, the rest kept as sent.
  */
-export function withoutQueryCredentials(url: string): string {
+function withoutQueryCredentials(url: string): string {
   return url.replace(/([?&])([^=&#]*)=([^&#]*)/g, (whole, separator: string, name: string, value: string) => {
     let decoded = value
     try {

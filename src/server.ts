@@ -22,10 +22,15 @@ export const BODY_LIMIT_BYTES = 1024 * 1024
 
 /** Builds the portal's HTTP app from its context; listening is the caller's choice (main, tests). */
 export async function buildServer(ctx: PortalContext) {
+  const handleError = problemErrorHandler(ctx.storage.isUnavailable)
   const app = Fastify({
     loggerInstance: ctx.log,
     bodyLimit: BODY_LIMIT_BYTES,
     clientErrorHandler: answerClientError,
+    // Flag keys, job and trace ids have no length limit; the 16 KiB request-line limit bounds them instead of Fastify's 100 (a 414).
+    routerOptions: { maxParamLength: 16 * 1024 },
+    // A malformed percent-escape in the path is refused by the router before any route: a problem body too.
+    frameworkErrors: (error, request, reply) => handleError(error, request, reply),
   }).withTypeProvider<TypeBoxTypeProvider>()
   app.setValidatorCompiler(validatorCompiler)
   app.removeContentTypeParser('application/json')
@@ -42,7 +47,7 @@ export async function buildServer(ctx: PortalContext) {
     replaceNulInParameters(request.query)
   })
 
-  app.setErrorHandler(problemErrorHandler(ctx.storage.isUnavailable))
+  app.setErrorHandler(handleError)
   app.setNotFoundHandler((request, reply) => sendProblem(reply, 404, 'not_found', `no route for ${request.method} ${request.url.split('?')[0]}`))
 
   const { maxEventLoopDelayMs, retryAfterSeconds } = ctx.config.loadShedding

@@ -81,6 +81,7 @@ const FASTIFY_CODES: Record<string, [number, string]> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'invalid_content_length'],
   FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'invalid_json'],
   FST_ERR_CTP_INVALID_JSON_BODY: [400, 'invalid_json'],
+  FST_ERR_BAD_URL: [400, 'invalid_url'],
 }
 
 /** Turns every error into a problem response; `isUnavailable` tells database outages (503) from bugs (500). */

@@ -239,10 +239,16 @@ function queryArbitrary(operation: Operation) {
   return fc.array(fc.tuple(names, hostileValue), { minLength: 1, maxLength: 5 })
 }
 
-const hostileId = fc.oneof(
-  fc.constantFrom('prj_missing', 'whe_missing', '.', '..', '%', 'x'.repeat(5000), 'x'.repeat(20_000), '\u0000', '🙂', 'null', '__proto__', 'constructor', '0'.repeat(64)),
-  fc.string(),
-  fc.string({ unit: 'binary', maxLength: 300 }),
+/** A path segment: an id percent-encoded as a client would, or a malformed escape sent as it is. */
+const hostileSegment = fc.oneof(
+  fc
+    .oneof(
+      fc.constantFrom('prj_missing', 'whe_missing', '.', '..', '%', 'x'.repeat(5000), 'x'.repeat(20_000), '\u0000', '🙂', 'null', '__proto__', 'constructor', '0'.repeat(64)),
+      fc.string(),
+      fc.string({ unit: 'binary', maxLength: 300 }),
+    )
+    .map(encode),
+  fc.constantFrom('%', '%zz', '%E0%A4%A', '%C0%AF', '%ED%A0%80', '%FF', '..%2F..%2F'),
 )
 
 /** Every route class against one portal; returns the number of requests sent. */
@@ -288,7 +294,7 @@ function fuzzSuite(name: string, open: () => Promise<{ target: Target; operation
     test('path parameters: unknown, malformed, huge and unicode ids on every route', async () => {
       for (const operation of operations.filter((operation) => operation.template.includes('{'))) {
         const body = operation.hasBody ? json(validBodyOf(operation, target.org)) : undefined
-        await check(hostileId, (id) => sendHostile(target, operation, pathOf(operation, target.org, () => wellFormed(id)), { body }), 15 * scale)
+        await check(hostileSegment, (segment) => sendHostile(target, operation, pathOf(operation, target.org, () => segment), { body }), 15 * scale)
       }
     })
 

@@ -147,7 +147,7 @@ const REQUIRED_QUERY: Record<string, string> = { metric: 'http.latency' }
 
 /**
  * The operation's URL with its path parameters filled from the organisation's resources (or by
- * `replace`, given each parameter's key), its `project_id` set to the organisation's project, and
+ * `replace`, given each parameter's key, with a path segment sent as it is), its `project_id` set to the organisation's project, and
  * its other required query parameters to valid values.
  */
 export function pathOf(operation: Operation, org: Organisation, replace?: (parameterKey: string) => string, query: Record<string, string> = {}): string {
@@ -155,7 +155,7 @@ export function pathOf(operation: Operation, org: Organisation, replace?: (param
     const key = `${segment}/{${name}}`
     const fill = PATH_PARAMETERS[key]
     assert.ok(fill, `${operation.method} ${operation.template}: no resource fills ${key}; add it to PATH_PARAMETERS`)
-    return `${segment}/${encodeURIComponent(replace ? replace(key) : fill(org))}`
+    return `${segment}/${replace ? replace(key) : encodeURIComponent(fill(org))}`
   })
   const search = new URLSearchParams(query)
   if (operation.queryParameters.includes('project_id') && !search.has('project_id')) search.set('project_id', org.project.id)
