@@ -60,6 +60,31 @@ export interface TestPortal {
   close(): Promise<void>
 }
 
+/** What the helpers below need of a portal: an in-process TestPortal, or a spawned one wrapped with `requester`. */
+export type PortalClient = Pick<TestPortal, 'request' | 'adminToken'>
+
+/** JSON-minded HTTP requests to the portal at `base`; a body that is not JSON is kept as text. */
+export function requester(base: string): TestPortal['request'] {
+  return async (method, requestPath, options = {}) => {
+    const headers: Record<string, string> = { ...options.headers }
+    if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`
+    let body: string | undefined
+    if (options.body !== undefined) {
+      body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body)
+      headers['content-type'] ??= 'application/json'
+    }
+    const response = await fetch(base + requestPath, { method, headers, body })
+    const text = await response.text()
+    let parsed: unknown = undefined
+    try {
+      parsed = text ? JSON.parse(text) : undefined
+    } catch {
+      parsed = undefined
+    }
+    return { status: response.status, headers: response.headers, body: parsed, text }
+  }
+}
+
 export interface TestResponse {
   status: number
   headers: Headers
@@ -115,24 +140,7 @@ export async function startTestPortalOn(dialect: Dialect, database: TestDatabase
     adminToken,
     viewerToken,
     logs,
-    async request(method, requestPath, options = {}) {
-      const headers: Record<string, string> = { ...options.headers }
-      if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`
-      let body: string | undefined
-      if (options.body !== undefined) {
-        body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body)
-        headers['content-type'] ??= 'application/json'
-      }
-      const response = await fetch(base + requestPath, { method, headers, body })
-      const text = await response.text()
-      let parsed: unknown = undefined
-      try {
-        parsed = text ? JSON.parse(text) : undefined
-      } catch {
-        parsed = undefined
-      }
-      return { status: response.status, headers: response.headers, body: parsed, text }
-    },
+    request: requester(base),
     async close() {
       await portal.close()
     },
@@ -147,7 +155,7 @@ export interface TestProject {
 }
 
 /** Creates a project and an API key through the HTTP API, as a user would. */
-export async function createProject(t: TestPortal, name = 'test project', token = t.adminToken): Promise<TestProject> {
+export async function createProject(t: PortalClient, name = 'test project', token = t.adminToken): Promise<TestProject> {
   const project = await t.request('POST', '/api/projects', { token, body: { name } })
   if (project.status !== 201) throw new Error(`project create: ${project.status} ${project.text}`)
   const key = await t.request('POST', `/api/projects/${project.body.id}/keys`, { token, body: { name: 'test key' } })
@@ -157,7 +165,7 @@ export async function createProject(t: TestPortal, name = 'test project', token 
 
 /** Sends a signed ingest batch exactly as an SDK would. */
 export async function ingest(
-  t: TestPortal,
+  t: PortalClient,
   project: TestProject,
   events: unknown[] | string,
   headers: Record<string, string> = {},
