@@ -267,7 +267,7 @@ export function groupListRoute<Item extends TObject, Filters extends TProperties
   spec: GroupReads<Item> & { summary: string; description?: string; filters?: Filters; select?: (query: Static<TObject<Filters>>) => GroupSelection },
 ): void {
   const summary = summaryOf(module, spec.groupSummary)
-  // typed loosely: TypeScript cannot relate a generic Item's Static to itself through List, and `itemsOf` is checked against Item where it is given
+  // widened because TypeScript cannot follow a generic Item through List; `itemsOf` is checked against Item where it is given
   const response: TSchema = List(spec.item)
   app.get(
     spec.path,
@@ -300,9 +300,9 @@ export function groupDetailRoute<Item extends TObject, Event extends TObject>(
   spec: GroupReads<Item> & { param: string; what: string; summary: string; description: string; event: Event; eventOf(event: HistoryEvent): Static<Event> },
 ): void {
   const summary = summaryOf(module, spec.groupSummary)
-  if (summary.columns.length !== 1) throw new Error(`summary ${spec.groupSummary} of module ${module.name} has no one column that ${spec.param} names`)
-  const column = summary.columns[0]
-  // typed loosely for the same reason as the list's
+  const [column, ...more] = summary.columns
+  if (more.length > 0) throw new Error(`module ${module.name}: one ${spec.param} cannot name a group of summary ${spec.groupSummary}, which has ${summary.columns.length} columns`)
+  // widened as the list's response is
   const response: TSchema = Type.Object({ ...spec.item.properties, history: List(spec.event) })
   app.get(
     `${spec.path}/:${spec.param}`,

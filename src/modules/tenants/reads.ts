@@ -1,16 +1,6 @@
 import { Type, type Static } from 'typebox'
 import type { PortalContext } from '../../context.ts'
-import {
-  IsoTime,
-  Nullable,
-  groupDetailRoute,
-  groupListRoute,
-  isoFromMs,
-  latestKnownValues,
-  moduleReads,
-  type GroupState,
-  type HistoryEvent,
-} from '../module-reads.ts'
+import { IsoTime, Nullable, groupDetailRoute, groupListRoute, isoFromMs, latestKnownValues, moduleReads, type GroupState, type HistoryEvent } from '../module-reads.ts'
 import type { TenantPayload } from './payload.ts'
 
 type TenantData = Static<typeof TenantPayload>

@@ -1,17 +1,6 @@
 import { Type, type Static } from 'typebox'
 import type { PortalContext } from '../../context.ts'
-import {
-  IsoTime,
-  Nullable,
-  givenValues,
-  groupDetailRoute,
-  groupListRoute,
-  isoFromMs,
-  latestKnownValues,
-  moduleReads,
-  type GroupState,
-  type HistoryEvent,
-} from '../module-reads.ts'
+import { IsoTime, Nullable, givenValues, groupDetailRoute, groupListRoute, isoFromMs, latestKnownValues, moduleReads, type GroupState, type HistoryEvent } from '../module-reads.ts'
 import type { VideoPayload } from './payload.ts'
 
 type VideoData = Static<typeof VideoPayload>
