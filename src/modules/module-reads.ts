@@ -57,6 +57,9 @@ export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Ty
 
 export const IsoTime = (description?: string) => Type.String({ format: 'date-time', description })
 
+/** `from` and `to` of a read's time window (as `withinTimeRange` applies them), described as what they bound: changes, logs, values. */
+export const TimeWindowQuery = (what: string) => ({ from: Type.Optional(IsoTime(`${what} at or after`)), to: Type.Optional(IsoTime(`${what} before`)) })
+
 /** Module tables are known to Kysely only by name. */
 export function moduleDb(ctx: PortalContext): Kysely<any> {
   return ctx.storage.db as unknown as Kysely<any>

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { IsoTime, Nullable, eventConditions, groupListRoute, isoFromMs, moduleReads, type GroupState } from '../module-reads.ts'
+import { IsoTime, Nullable, eventConditions, groupListRoute, isoFromMs, moduleReads, type GroupState, TimeWindowQuery } from '../module-reads.ts'
 import type { AuditPayload } from './payload.ts'
 
 type AuditData = Static<typeof AuditPayload>
@@ -40,8 +40,7 @@ export const auditReads = moduleReads((app, ctx, module) => {
     filters: {
       action: Type.Optional(Type.String({ description: 'only events with this action' })),
       resource: Type.Optional(Type.String({ description: 'only events on this resource' })),
-      from: Type.Optional(IsoTime('events at or after')),
-      to: Type.Optional(IsoTime('events before')),
+      ...TimeWindowQuery('events'),
     },
     select: ({ action, resource, from, to }) => ({ narrow: eventConditions({ action, resource }, from, to) }),
   })

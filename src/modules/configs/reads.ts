@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { IsoTime, Nullable, eventConditions, groupListRoute, isoFromMs, moduleReads, type GroupState } from '../module-reads.ts'
+import { IsoTime, Nullable, eventConditions, groupListRoute, isoFromMs, moduleReads, type GroupState, TimeWindowQuery } from '../module-reads.ts'
 import type { ConfigPayload } from './payload.ts'
 
 type ConfigData = Static<typeof ConfigPayload>
@@ -37,8 +37,7 @@ export const configReads = moduleReads((app, ctx, module) => {
     description: 'Every change of one path, with its diff: `GET /api/modules/configs/events?path=…`. With `actor`: what that actor changed.',
     filters: {
       actor: Type.Optional(Type.String({ description: 'only changes by this actor' })),
-      from: Type.Optional(IsoTime('changes at or after')),
-      to: Type.Optional(IsoTime('changes before')),
+      ...TimeWindowQuery('changes'),
     },
     select: ({ actor, from, to }) => ({ narrow: eventConditions({ actor }, from, to) }),
   })

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { IsoTime, Nullable, eventConditions, givenValues, groupListRoute, isoFromMs, moduleReads, type GroupState } from '../module-reads.ts'
+import { IsoTime, Nullable, eventConditions, givenValues, groupListRoute, isoFromMs, moduleReads, type GroupState, TimeWindowQuery } from '../module-reads.ts'
 import type { RepositoryPayload } from './payload.ts'
 
 type RepositoryData = Static<typeof RepositoryPayload>
@@ -28,8 +28,7 @@ const Author = Type.Object({
 /** The query parameters of both lists: one repository, a time window. */
 const WindowFilters = {
   repo: Type.Optional(Type.String({ description: 'owner/name' })),
-  from: Type.Optional(IsoTime('events at or after')),
-  to: Type.Optional(IsoTime('events before')),
+  ...TimeWindowQuery('events'),
 }
 
 function branch(group: GroupState) {

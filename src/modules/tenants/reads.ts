@@ -18,7 +18,6 @@ const TenantPlan = Type.Object({
 
 /** Plans with the latest per-second limit, which an event that changes only the plan does not repeat. */
 async function plansOf(ctx: PortalContext, projectId: string, groups: GroupState[]) {
-  const tenants = groups.map((group) => String(group.key.tenant_project_id))
   const limits = await latestKnownValues(ctx, { table: 'tenant_events', projectId, column: 'tenant_project_id', groups, field: 'ingestLimitPerSecond' })
   return groups.map((group) => {
     const tenant = String(group.key.tenant_project_id)

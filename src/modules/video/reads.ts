@@ -20,7 +20,6 @@ const Job = Type.Object({
 
 /** Jobs with their latest status, and the latest target and artifact URLs, which often come on earlier events. */
 async function jobsOf(ctx: PortalContext, projectId: string, groups: GroupState[]) {
-  const jobIds = groups.map((group) => String(group.key.job_id))
   const known = (field: string) => latestKnownValues(ctx, { table: 'video_events', projectId, column: 'job_id', groups, field })
   const [targets, artifacts] = await Promise.all([known('targetUrl'), known('artifactUrl')])
   return groups.map((group) => {
