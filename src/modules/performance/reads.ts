@@ -3,7 +3,7 @@ import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kyse
 import type { PortalContext } from '../../context.ts'
 import type { Storage } from '../../storage/storage.ts'
 import { queryTime } from '../../http/list.ts'
-import { badQuery, IsoTime, Nullable, ProjectQuery, isoFromMs, moduleDb, moduleReads, readRoute, requireReadableProject, withinTimeRange } from '../module-reads.ts'
+import { badQuery, IsoTime, Nullable, ProjectQuery, isoFromMs, moduleDb, moduleReads, readRoute, requireReadableProject, withinTimeRange, TimeWindowQuery } from '../module-reads.ts'
 
 const PERCENTILES = [50, 95, 99] as const
 
@@ -38,8 +38,7 @@ const Series = Type.Object({
 
 const FilterQuery = {
   ...ProjectQuery,
-  from: Type.Optional(IsoTime('values at or after')),
-  to: Type.Optional(IsoTime('values before')),
+  ...TimeWindowQuery('values'),
   service: Type.Optional(Type.String()),
 }
 
