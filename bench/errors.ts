@@ -31,6 +31,9 @@ export async function run() {
     PORTAL_DATA_DIR: dataDir,
     LOG_LEVEL: 'warn',
     LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
+    // captures count against the project's ingest limits; this measures what the portal can take
+    INGEST_RATE_LIMIT_BATCHES_PER_SECOND: '1000000',
+    INGEST_RATE_LIMIT_EVENTS_PER_SECOND: '1000000',
   })
   const portal = await startPortal(config, createLogger(config))
   try {

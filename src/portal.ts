@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino'
+import type { FastifyRequest } from 'fastify'
 import type { Config } from './config.ts'
 import type { PortalContext } from './context.ts'
 import { bootstrapAdmin } from './identity/store.ts'
@@ -18,10 +19,40 @@ const MAX_UNWRITTEN_LOG_BYTES = 16 * 1024 * 1024
 
 export const allMigrations = [...coreMigrations, ...modules.flatMap((module) => module.migrations)]
 
+// A query parameter whose name says it is a credential, or whose value is one of ours by its prefix.
+const CREDENTIAL_NAME = /token|key|secret|password|signature|auth/i
+const CREDENTIAL_VALUE = /^(pat|pk|whsec)_/
+
+/**
+ * The request URL as logged. Credentials belong in headers, which are never logged, but a client
+ * may put one in a query string (`?token=…`, `?api_key=…`); its value is replaced, the rest kept as sent.
+ */
+function withoutQueryCredentials(url: string): string {
+  return url.replace(/([?&])([^=&#]*)=([^&#]*)/g, (whole, separator: string, name: string, value: string) => {
+    let decoded = value
+    try {
+      decoded = decodeURIComponent(value)
+    } catch {
+      // a malformed escape is logged as sent, unless its name says it is a credential
+    }
+    return CREDENTIAL_NAME.test(name) || CREDENTIAL_VALUE.test(decoded) ? `${separator}${name}=[redacted]` : whole
+  })
+}
+
 export function createLogger(config: Config, destination?: NodeJS.WritableStream): Logger {
   return pino(
     {
       level: config.logLevel,
+      serializers: {
+        // Fastify's own request serializer, but with query-string credentials removed from the URL
+        req: (request: FastifyRequest) => ({
+          method: request.method,
+          url: withoutQueryCredentials(request.url),
+          host: request.host,
+          remoteAddress: request.ip,
+          remotePort: request.socket?.remotePort,
+        }),
+      },
       // Belt and braces: request logs carry no headers, but nothing with a credential may reach a log.
       redact: { paths: ['req.headers.authorization', 'req.headers["x-service-signature"]', '*.secret', '*.webhookSecret', '*.key', '*.token'], censor: '[redacted]' },
     },

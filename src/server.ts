@@ -4,37 +4,50 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { PortalContext } from './context.ts'
 import { authPlugin } from './http/auth.ts'
 import { openApiPlugin, openApiRoute } from './http/openapi.ts'
-import { ProblemError, problemErrorHandler, sendProblem } from './http/problem.ts'
+import { answerClientError, ProblemError, problemErrorHandler, sendProblem } from './http/problem.ts'
 import { healthRoutes } from './health/routes.ts'
 import { identityRoutes } from './identity/routes.ts'
 import { ingestRoutes } from './ingest/route.ts'
 import { uiPlugin } from './http/ui.ts'
 import { validatorCompiler } from './http/validation.ts'
-import { parseJsonBody } from './http/json-body.ts'
+import { MAX_BODY_DEPTH, parseJsonBody, replaceNulInParameters } from './http/json-body.ts'
 import { eventReads } from './modules/event-reads.ts'
 import { modules } from './modules/registry.ts'
 import { apiKeyRoutes } from './projects/api-key-routes.ts'
 import { projectRoutes } from './projects/routes.ts'
 
 const LOAD_SAMPLE_INTERVAL_MS = 500
+/** The largest JSON body any route but ingest (which has INGEST_RATE_LIMIT_MAX_BATCH_BYTES) reads. */
+export const BODY_LIMIT_BYTES = 1024 * 1024
 
 /** Builds the portal's HTTP app from its context; listening is the caller's choice (main, tests). */
 export async function buildServer(ctx: PortalContext) {
+  const handleError = problemErrorHandler(ctx.storage.isUnavailable)
   const app = Fastify({
     loggerInstance: ctx.log,
-    bodyLimit: 1024 * 1024,
+    bodyLimit: BODY_LIMIT_BYTES,
+    clientErrorHandler: answerClientError,
+    // Flag keys, job and trace ids have no length limit; the 16 KiB request-line limit bounds them instead of Fastify's 100 (a 414).
+    routerOptions: { maxParamLength: 16 * 1024 },
+    // A malformed percent-escape in the path is refused by the router before any route: a problem body too.
+    frameworkErrors: (error, request, reply) => handleError(error, request, reply),
   }).withTypeProvider<TypeBoxTypeProvider>()
   app.setValidatorCompiler(validatorCompiler)
   app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     try {
-      done(null, parseJsonBody(body as string))
+      done(null, parseJsonBody(body as string, MAX_BODY_DEPTH))
     } catch (error) {
       done(error as Error, undefined)
     }
   })
 
-  app.setErrorHandler(problemErrorHandler(ctx.storage.isUnavailable))
+  app.addHook('preValidation', async (request) => {
+    replaceNulInParameters(request.params)
+    replaceNulInParameters(request.query)
+  })
+
+  app.setErrorHandler(handleError)
   app.setNotFoundHandler((request, reply) => sendProblem(reply, 404, 'not_found', `no route for ${request.method} ${request.url.split('?')[0]}`))
 
   const { maxEventLoopDelayMs, retryAfterSeconds } = ctx.config.loadShedding

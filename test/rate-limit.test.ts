@@ -76,6 +76,22 @@ for (const dialect of DIALECTS) {
       assert.equal((await ingest(t, b, logs(20))).status, 200)
     })
 
+    test('error captures draw on the same project buckets as ingest', async () => {
+      const p = await createProject(t, 'captures')
+      const capture = () => t.request('POST', '/api/errors/capture', { token: p.key, body: { name: 'TypeError', message: 'boom' } })
+      const first = await capture()
+      assert.equal(first.status, 201)
+      assert.equal(first.headers.get('ratelimit-limit'), '20')
+      assert.equal(first.headers.get('ratelimit-remaining'), '19', 'a capture is one event')
+      assert.equal((await ingest(t, p, [])).status, 200, 'a batch takes the second token')
+      const limited = await capture()
+      assert.equal(limited.status, 429)
+      assert.equal(limited.body.code, 'rate_limited')
+      assert.ok(Number(limited.headers.get('retry-after')) >= 1)
+      const groups = await t.request('GET', `/api/errors/groups?project_id=${p.id}`, { token: t.viewerToken })
+      assert.equal(groups.body.data[0].count, 1, 'the refused capture stored nothing')
+    })
+
     test('an idempotent replay is answered even when the project is limited', async () => {
       const p = await createProject(t, 'replay')
       const key = randomUUID()

@@ -8,6 +8,7 @@ import { DEFAULT_LIMIT, List, PageQuery } from '../http/list.ts'
 import { ProblemError, problemResponses } from '../http/problem.ts'
 import { findProject } from '../projects/store.ts'
 import { CaptureBody, CaptureResponse, occurrenceFromCapture } from './capture.ts'
+import { RATE_HEADERS, admitToProject } from '../ingest/rate-limit.ts'
 import { createGroupCommitter } from '../storage/group-commit.ts'
 import { OCCURRENCES_KEPT_PER_GROUP, recordOccurrences, type Occurrence, type RecordedOccurrence } from './group-store.ts'
 import {
@@ -71,7 +72,8 @@ export const errorRoutes: FastifyPluginAsync<{ ctx: PortalContext }> = async (pl
           'function count (never line or column numbers or path prefixes; node_modules, site-packages and runtime frames are not in-app unless ' +
           'marked `inApp`); without in-app frames the message counts, with e-mails, URLs, IPs, UUIDs, hashes, hex, dates, times, durations, ' +
           'numbers, ids and quoted values replaced by placeholders. The fingerprint is the hex SHA-256 of the project and those components. ' +
-          `A group keeps its latest ${OCCURRENCES_KEPT_PER_GROUP} occurrences; its counts stay exact. 201 means the occurrence is committed.`,
+          `A group keeps its latest ${OCCURRENCES_KEPT_PER_GROUP} occurrences; its counts stay exact. 201 means the occurrence is committed. ` +
+          'Each capture counts as one event and one batch against the project’s ingest limits (429 with `Retry-After` past them).',
         security: [{ apiKey: [] }],
         headers: Type.Object({
           'x-service-idempotency-key': Type.Optional(
@@ -79,17 +81,23 @@ export const errorRoutes: FastifyPluginAsync<{ ctx: PortalContext }> = async (pl
           ),
         }),
         body: CaptureBody,
-        response: { 201: CaptureResponse, ...problemResponses(400, 401, 403, 409, 413, 415, 422, 503) },
-      },
+        response: {
+          201: { description: 'Committed and grouped.', headers: RATE_HEADERS, content: { 'application/json': { schema: CaptureResponse } } },
+          ...problemResponses(400, 401, 403, 409, 413, 415, 422, 429, 503),
+        },
+      } as any,
     },
     async (request, reply) => {
       const principal = request.principal as Extract<Principal, { kind: 'apiKey' }>
       const key = idempotencyKeyOf(request.headers['x-service-idempotency-key'])
       const requestHash = key === undefined ? '' : sha256Hex(JSON.stringify(request.body))
       const storedResponse = async () => (key === undefined ? undefined : findStoredResponse(ctx.storage.db, principal.projectId, key, requestHash))
+      // A repeat is answered before any rate limit, as on ingest: it stores nothing.
       const first = await storedResponse()
       if (first) return replay(reply, first)
-      const occurrence = occurrenceFromCapture(principal.projectId, request.body, Date.now())
+      // A capture is one event and one batch of its project's ingest limits: a crash loop cannot flood the database.
+      await admitToProject(ctx, principal, reply, 1)
+      const occurrence = occurrenceFromCapture(principal.projectId, request.body as CaptureBody, Date.now())
       const recorded = await committer.write({ occurrence, key, requestHash })
       if (recorded) return reply.code(201).send(recorded)
       const concurrent = await storedResponse()

@@ -5,14 +5,23 @@ import { ProblemError } from './problem.ts'
 const NUL_ESCAPE = /(?<!\\)((?:\\\\)*)\\u0000/g
 
 /**
- * Parses a JSON request body the one way every route does. Keys `__proto__` and
- * `constructor.prototype` are refused; U+0000, which PostgreSQL's text and jsonb cannot hold,
- * becomes U+FFFD so that both databases store the same thing and no event is lost over it.
+ * How deep a JSON body of any route but ingest may nest. JSON.stringify, Ajv and PostgreSQL's jsonb
+ * all recurse, so a body nested thousands deep would otherwise end in a stack overflow (a 500) far
+ * from here. Ingest parses with no limit: there depth is an event's fault, rejected per event.
  */
-export function parseJsonBody(text: string): unknown {
+export const MAX_BODY_DEPTH = 64
+
+/**
+ * Parses a JSON request body the one way every route does. Keys `__proto__` and
+ * `constructor.prototype` are refused, and so is nesting deeper than `maxDepth`; U+0000, which
+ * PostgreSQL's text and jsonb cannot hold, becomes U+FFFD so that both databases store the same
+ * thing and no event is lost over it.
+ */
+export function parseJsonBody(text: string, maxDepth = Infinity): unknown {
   const withoutNul = text.includes('\\u0000') ? text.replace(NUL_ESCAPE, '$1\\ufffd') : text
+  let parsed: unknown
   try {
-    return secureJson.parse(withoutNul, undefined, { protoAction: 'error', constructorAction: 'error' })
+    parsed = secureJson.parse(withoutNul, undefined, { protoAction: 'error', constructorAction: 'error' })
   } catch (error) {
     const message = (error as Error).message
     throw new ProblemError(
@@ -20,6 +29,24 @@ export function parseJsonBody(text: string): unknown {
       'invalid_json',
       /prototype/i.test(message) ? 'body: contains a __proto__ or constructor.prototype key, which is refused' : `body: is not valid JSON (${message})`,
     )
+  }
+  if (typeof parsed === 'object' && parsed !== null && nestedDeeperThan(parsed, maxDepth)) {
+    throw new ProblemError(400, 'too_deep', `body: is nested deeper than ${maxDepth} levels`)
+  }
+  return parsed
+}
+
+/**
+ * Path and query parameters follow the same rule as JSON bodies: U+0000 becomes U+FFFD, so that a
+ * lookup or filter carrying one finds what a body carrying one stored, on both databases (and
+ * PostgreSQL is never handed a NUL it refuses with an error).
+ */
+export function replaceNulInParameters(parameters: unknown): void {
+  if (typeof parameters !== 'object' || parameters === null) return
+  const record = parameters as Record<string, unknown>
+  for (const [name, value] of Object.entries(record)) {
+    if (typeof value === 'string' && value.includes('\u0000')) record[name] = value.replaceAll('\u0000', '\ufffd')
+    else if (Array.isArray(value)) record[name] = value.map((item) => (typeof item === 'string' ? item.replaceAll('\u0000', '\ufffd') : item))
   }
 }
 

@@ -6,6 +6,17 @@ import { problemResponses } from './problem.ts'
 
 /** The OpenAPI 3.1 document, generated from the route schemas so that it cannot drift from them. */
 export const openApiPlugin = fp(async (app) => {
+  // What any route can answer, whatever its own schema says: every request can have oversized
+  // headers, a path parameter can hold a malformed percent-escape, and every JSON body can be too
+  // large, of another type, or not JSON.
+  app.addHook('onRoute', (route) => {
+    if (!route.schema || route.schema.hide) return
+    const response = (route.schema.response ??= {}) as Record<string, unknown>
+    const common = [431]
+    if (route.schema.body || route.url.includes('/:')) common.push(400)
+    if (route.schema.body) common.push(413, 415)
+    for (const [status, entry] of Object.entries(problemResponses(...common))) response[status] ??= entry
+  })
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

@@ -1,4 +1,5 @@
 import { Type, type TSchema } from 'typebox'
+import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 
 /** A failure with a stable `code`; the error handler turns it into an RFC 9457 problem response. */
@@ -29,11 +30,13 @@ const TITLES: Record<number, string> = {
   401: 'Unauthorized',
   403: 'Forbidden',
   404: 'Not Found',
+  408: 'Request Timeout',
   409: 'Conflict',
   413: 'Content Too Large',
   415: 'Unsupported Media Type',
   422: 'Unprocessable Content',
   429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
 }
@@ -48,6 +51,7 @@ const DESCRIPTIONS: Record<number, string> = {
   415: 'The body is not application/json.',
   422: 'The request is well-formed but cannot be applied.',
   429: 'Rate limit reached; retry after `Retry-After` seconds.',
+  431: 'The request line and headers are larger than 16 KiB; answered before routing, and the connection is closed.',
   503: 'The portal is shedding load or its database is unreachable; retry after `Retry-After` seconds.',
 }
 
@@ -77,6 +81,7 @@ const FASTIFY_CODES: Record<string, [number, string]> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'invalid_content_length'],
   FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'invalid_json'],
   FST_ERR_CTP_INVALID_JSON_BODY: [400, 'invalid_json'],
+  FST_ERR_BAD_URL: [400, 'invalid_url'],
 }
 
 /** Turns every error into a problem response; `isUnavailable` tells database outages (503) from bugs (500). */
@@ -96,6 +101,25 @@ export function problemErrorHandler(isUnavailable: (error: unknown) => boolean) 
     request.log.error({ err: error }, 'unhandled error')
     return sendProblem(reply, 500, 'internal_error', 'an unexpected error occurred; it has been logged')
   }
+}
+
+/**
+ * Node's HTTP parser refuses some requests before Fastify sees them (headers over 16 KiB, a
+ * malformed request line, a request that took too long): they get a problem body too, and the
+ * connection is closed, since the parser cannot go on reading it.
+ */
+export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex) {
+  if (error.code === 'ECONNRESET' || !socket.writable) return
+  const [status, code, detail] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'headers_too_large', 'the request line and headers together are larger than 16 KiB']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'request_timeout', 'the request was not received in time']
+        : [400, 'malformed_request', 'the request is not valid HTTP/1.1']
+  const body = JSON.stringify({ type: 'about:blank', title: TITLES[status], status, detail, code })
+  socket.end(
+    `HTTP/1.1 ${status} ${TITLES[status]}\r\nconnection: close\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  )
 }
 
 function validationDetail(error: FastifyError): string {

@@ -1,5 +1,8 @@
 import { Redis } from 'ioredis'
-import type { FastifyBaseLogger } from 'fastify'
+import type { FastifyBaseLogger, FastifyReply } from 'fastify'
+import type { PortalContext } from '../context.ts'
+import type { Principal } from '../http/auth.ts'
+import { ProblemError } from '../http/problem.ts'
 
 /**
  * The decision on one ingest batch, with its reason: which bucket refused it and when it will admit
@@ -18,6 +21,33 @@ export interface RateDecision {
   retryAfterSeconds: number
   /** which limiter decided: `redis` shared across instances, or `memory` in this process */
   source: 'memory' | 'redis'
+}
+
+/** The headers every admitted or refused request carries (OpenAPI response headers). */
+export const RATE_HEADERS = {
+  'RateLimit-Limit': { type: 'integer', description: 'the project’s limit, per second, of the bucket reported' },
+  'RateLimit-Remaining': { type: 'integer', description: 'what is left of it now' },
+  'RateLimit-Reset': { type: 'integer', description: 'seconds until it is full again' },
+}
+
+/**
+ * Takes `events` events and one batch from the project's buckets, shared by everything an API key
+ * sends (ingest batches and error captures), and sets the RateLimit headers; throws the 429 when refused.
+ */
+export async function admitToProject(ctx: PortalContext, principal: Extract<Principal, { kind: 'apiKey' }>, reply: FastifyReply, events: number): Promise<void> {
+  const eventsPerSecond = Math.min(ctx.config.ingest.eventsPerSecond, principal.projectEventsPerSecond ?? Infinity)
+  const decision = await ctx.rateLimiter.take(principal.projectId, events, eventsPerSecond)
+  reply.header('ratelimit-limit', decision.limit)
+  reply.header('ratelimit-remaining', decision.remaining)
+  reply.header('ratelimit-reset', decision.resetSeconds)
+  if (!decision.allowed) {
+    throw new ProblemError(
+      429,
+      'rate_limited',
+      `the project's ${decision.bucket} limit of ${decision.limit} per second is reached; retry after ${decision.retryAfterSeconds} s`,
+      { 'retry-after': String(decision.retryAfterSeconds) },
+    )
+  }
 }
 
 export interface IngestRateLimiter {

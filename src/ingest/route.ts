@@ -12,7 +12,7 @@ import type { AcceptedEvent } from '../modules/write-events.ts'
 import { createGroupCommitter } from '../storage/group-commit.ts'
 import { findStoredResponse, idempotencyKeyOf, replay, type StoredResponse } from './idempotency.ts'
 import { MAX_BATCHES_PER_TRANSACTION, writeIngestBatches, type IngestBatch } from './write-batches.ts'
-import type { RateDecision } from './rate-limit.ts'
+import { RATE_HEADERS, admitToProject } from './rate-limit.ts'
 import { verifyIngestSignature } from './signature.ts'
 import { checkEvent, isPlainObject } from './validate-event.ts'
 
@@ -32,12 +32,6 @@ export const IngestResponse = Type.Object({
     }),
   ),
 })
-
-const RATE_HEADERS = {
-  'RateLimit-Limit': { type: 'integer', description: 'the project’s limit, per second, of the bucket reported' },
-  'RateLimit-Remaining': { type: 'integer', description: 'what is left of it now' },
-  'RateLimit-Reset': { type: 'integer', description: 'seconds until it is full again' },
-}
 
 const EMPTY_BODY = Buffer.alloc(0)
 
@@ -100,17 +94,7 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = a
         if (stored) return replay(reply, stored)
       }
 
-      const eventsPerSecond = Math.min(ctx.config.ingest.eventsPerSecond, principal.projectEventsPerSecond ?? Infinity)
-      const decision = await ctx.rateLimiter.take(principal.projectId, events.length, eventsPerSecond)
-      setRateHeaders(reply, decision)
-      if (!decision.allowed) {
-        throw new ProblemError(
-          429,
-          'rate_limited',
-          `the project's ${decision.bucket} limit of ${decision.limit} per second is reached; retry after ${decision.retryAfterSeconds} s`,
-          { 'retry-after': String(decision.retryAfterSeconds) },
-        )
-      }
+      await admitToProject(ctx, principal, reply, events.length)
 
       const receivedAt = Date.now()
       const accepted: AcceptedEvent[] = []
@@ -156,10 +140,4 @@ function parseEvents(body: Buffer): unknown[] {
     throw new ProblemError(400, 'missing_events', 'events: required, an array of events')
   }
   return envelope.events
-}
-
-function setRateHeaders(reply: FastifyReply, decision: RateDecision) {
-  reply.header('ratelimit-limit', decision.limit)
-  reply.header('ratelimit-remaining', decision.remaining)
-  reply.header('ratelimit-reset', decision.resetSeconds)
 }

@@ -1,11 +1,11 @@
 import { Type, type TProperties } from 'typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { Kysely } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import type { PortalContext } from '../context.ts'
 import { accessPrincipal } from '../http/auth.ts'
 import { List, PageQuery, TimeRangeQuery, pageAfter, queryTime, toPage, DEFAULT_LIMIT } from '../http/list.ts'
 import { problemResponses } from '../http/problem.ts'
-import { isoTime } from '../ids.ts'
+import { encodeCursor, isoTime } from '../ids.ts'
 import { findProject } from '../projects/store.ts'
 import type { EventModule } from './module.ts'
 
@@ -19,12 +19,26 @@ const moduleStatusFields = {
   summaries: Type.Optional(Type.Record(Type.String(), Type.Integer(), { description: 'with project_id: how many flags, jobs, paths, … the module’s summaries hold' })),
 }
 
+/**
+ * How many events one page looks through when a filter no index serves (`q`, `field.*`) narrows it.
+ * A search for something rare then answers in bounded time, with a page that may hold fewer than
+ * `limit` events (even none) and a `nextCursor` that goes on searching where this page stopped, the
+ * way log tools search a long range in slices rather than holding a request for a full scan.
+ */
+export const SCAN_WINDOW = 20_000
+
 /** The two reads every module serves (DESIGN: Module reads): its status and its newest-first events. */
 export function eventReads(module: EventModule): FastifyPluginAsyncTypebox<{ ctx: PortalContext }> {
   const filterQuery: TProperties = {}
   for (const [name, filter] of Object.entries(module.filters)) filterQuery[name] = Type.Optional(filter.schema)
   const patternFilters = (module.patternFilters ?? []).map((filter) => ({ ...filter, regex: new RegExp(filter.pattern) }))
   const patternQuery = Object.fromEntries(patternFilters.map((filter) => [filter.pattern, filter.schema]))
+  const scanningFilterNames = [
+    ...Object.entries(module.filters)
+      .filter(([, filter]) => filter.scans)
+      .map(([name]) => `\`${name}\``),
+    ...patternFilters.map((filter) => `\`${filter.pattern}\``),
+  ]
   const StoredEventSchema = Type.Object({
     id: Type.String(),
     projectId: Type.String(),
@@ -87,7 +101,15 @@ export function eventReads(module: EventModule): FastifyPluginAsyncTypebox<{ ctx
           tags,
           summary: `${module.name} events of a project, newest first`,
           // OpenAPI parameters cannot be named by a pattern; the description carries them instead.
-          description: patternFilters.map((filter) => (filter.schema as { description?: string }).description).join(' ') || undefined,
+          description:
+            [
+              ...patternFilters.map((filter) => (filter.schema as { description?: string }).description),
+              scanningFilterNames.length > 0 &&
+                `${scanningFilterNames.join(', ')}: no index serves these, so a page looks through at most ${SCAN_WINDOW.toLocaleString('en')} events; ` +
+                  'it may hold fewer than `limit` events, even none, while `nextCursor` is set: follow it to search on.',
+            ]
+              .filter(Boolean)
+              .join(' ') || undefined,
           querystring: Type.Object(
             { project_id: Type.String(), ...PageQuery, ...TimeRangeQuery, ...filterQuery },
             { additionalProperties: false, ...(patternFilters.length ? { patternProperties: patternQuery } : {}) },
@@ -98,25 +120,32 @@ export function eventReads(module: EventModule): FastifyPluginAsyncTypebox<{ ctx
       async (request) => {
         const { project_id: projectId, limit = DEFAULT_LIMIT, cursor, from, to, ...filters } = request.query as Record<string, any>
         await findProject(ctx.storage.db, accessPrincipal(request).orgId, projectId)
-        let query = db.selectFrom(module.table).select(['id', 'project_id', 'ts', 'received_at', 'data']).where('project_id', '=', projectId)
+        let events = db.selectFrom(module.table).where('project_id', '=', projectId)
         const fromMs = queryTime(from)
         const toMs = queryTime(to)
-        if (fromMs !== undefined) query = query.where('ts', '>=', fromMs)
-        if (toMs !== undefined) query = query.where('ts', '<', toMs)
+        if (fromMs !== undefined) events = events.where('ts', '>=', fromMs)
+        if (toMs !== undefined) events = events.where('ts', '<', toMs)
+        let query = events.select(['id', 'project_id', 'ts', 'received_at', 'data'])
+        let scans = false
         for (const [name, value] of Object.entries(filters)) {
           if (value === undefined) continue
           const filter = module.filters[name]
           if (filter) {
             query = filter.apply(query, value, ctx.storage)
+            scans ||= filter.scans === true
             continue
           }
           for (const pattern of patternFilters) {
             const match = pattern.regex.exec(name)
             if (match) query = pattern.apply(query, match[1], value, ctx.storage)
+            scans ||= match !== null
           }
         }
+        // A filter no index serves looks through the next SCAN_WINDOW events only; the (project, time) index finds where they end.
+        const windowEnd = scans ? await pageAfter(events.select(['ts', 'id']), cursor, 0, 'ts', 'id').offset(SCAN_WINDOW - 1).executeTakeFirst() : undefined
+        if (windowEnd) query = query.where(sql<boolean>`(ts, id) >= (${windowEnd.ts}, ${windowEnd.id})`)
         const rows = await pageAfter(query, cursor, limit, 'ts', 'id').execute()
-        return toPage(rows, limit, (row) => [Number(row.ts), row.id], (row) => ({
+        const page = toPage(rows, limit, (row) => [Number(row.ts), row.id], (row) => ({
           id: row.id,
           projectId: row.project_id,
           type: module.type,
@@ -124,6 +153,8 @@ export function eventReads(module: EventModule): FastifyPluginAsyncTypebox<{ ctx
           receivedAt: new Date(Number(row.received_at)).toISOString(),
           data: ctx.storage.parseJson<Record<string, unknown>>(row.data),
         }))
+        // A page that ran out of window before it filled: the next one searches on from the window's end.
+        return windowEnd && rows.length <= limit ? { ...page, nextCursor: encodeCursor([Number(windowEnd.ts), windowEnd.id]) } : page
       },
     )
   }

@@ -17,12 +17,15 @@ export interface StoredEvent<D = Record<string, unknown>> {
 /** A query parameter of a module's `events` read, and how it narrows the query. */
 export interface EventFilter {
   schema: TSchema
+  /** no index serves it (a text search): the read looks through a bounded window of events per page */
+  scans?: boolean
   apply(query: SelectQueryBuilder<any, any, any>, value: any, storage: Storage): SelectQueryBuilder<any, any, any>
 }
 
 /**
  * Query parameters of a module's `events` read whose names follow a pattern (`field.requestId`):
- * `pattern` is a regular expression over the name, and `apply` gets the part it captured.
+ * `pattern` is a regular expression over the name, and `apply` gets the part it captured. No index
+ * can serve names chosen by the caller, so these always scan (see `EventFilter.scans`).
  */
 export interface PatternFilter {
   pattern: string

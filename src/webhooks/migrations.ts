@@ -89,4 +89,15 @@ export const webhookEventMigrations: Migration[] = [
       await db.schema.createIndex('webhook_attempts_started_idx').ifNotExists().on('webhook_attempts').columns(['started_at']).execute()
     },
   },
+  {
+    // Covers the reported-attempts summary: grouped in index order, counted without reading the table.
+    name: 'webhooks/003_reported_attempts_index',
+    up: (db) =>
+      db.schema
+        .createIndex('webhook_events_reported_attempts_idx')
+        .ifNotExists()
+        .on('webhook_events')
+        .columns(['project_id', 'destination', 'url', 'status_code', 'ts'])
+        .execute(),
+  },
 ]

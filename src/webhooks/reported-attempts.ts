@@ -40,17 +40,28 @@ export const reportedAttemptReads = moduleReads((app, ctx) => {
         const inWindow = withinTimeRange(query.where('project_id', '=', projectId), from, to)
         return (destination === undefined ? inWindow : inWindow.where(DESTINATION, '=', destination)) as Q
       }
-      const groups = await narrow(
+      // Grouped by the indexed columns, then merged by destination: the index serves the grouping.
+      const rows = await narrow(
         db
           .selectFrom('webhook_events')
           .select((eb) => [
-            DESTINATION.as('destination'),
+            'destination',
+            'url',
             eb.fn.countAll().as('attempts'),
             sql<number>`sum(case when status_code between 200 and 299 then 1 else 0 end)`.as('succeeded'),
             eb.fn.max('ts').as('last_ts'),
           ])
-          .groupBy(DESTINATION),
+          .groupBy(['destination', 'url']),
       ).execute()
+      const byDestination = new Map<string, { destination: string; attempts: number; succeeded: number; last_ts: number }>()
+      for (const row of rows) {
+        const name = (row.destination ?? row.url) as string
+        const group = byDestination.get(name) ?? byDestination.set(name, { destination: name, attempts: 0, succeeded: 0, last_ts: 0 }).get(name)!
+        group.attempts += Number(row.attempts)
+        group.succeeded += Number(row.succeeded)
+        group.last_ts = Math.max(group.last_ts, Number(row.last_ts))
+      }
+      const groups = [...byDestination.values()]
       if (groups.length === 0) return { data: [] }
 
       const latestRows = await narrow(
@@ -68,8 +79,7 @@ export const reportedAttemptReads = moduleReads((app, ctx) => {
       for (const row of latestRows) if (!latest.has(row.destination)) latest.set(row.destination, row)
 
       const data = groups.map((group) => {
-        const attempts = Number(group.attempts)
-        const succeeded = Number(group.succeeded)
+        const { attempts, succeeded } = group
         const last = latest.get(group.destination)!
         return {
           destination: group.destination,
@@ -78,7 +88,7 @@ export const reportedAttemptReads = moduleReads((app, ctx) => {
           succeeded,
           failed: attempts - succeeded,
           successRate: Math.round((succeeded / attempts) * 1e4) / 1e4,
-          lastAttemptAt: isoFromMs(Number(group.last_ts)),
+          lastAttemptAt: isoFromMs(group.last_ts),
           lastStatusCode: (last.status_code as number | null) ?? null,
         }
       })

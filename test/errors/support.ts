@@ -3,10 +3,11 @@ import type { NotificationType } from '../../src/notifications.ts'
 
 /**
  * A portal for the errors tests. Load shedding is off: the machine these run on is shared, and a
- * busy neighbour must not turn a grouping assertion into a 503.
+ * busy neighbour must not turn a grouping assertion into a 503. Captures count against ingest
+ * limits, which bursts of concurrent captures here would reach; those limits are tested elsewhere.
  */
 export function startErrorsPortal(dialect: Dialect): Promise<TestPortal> {
-  return startTestPortal(dialect, { LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '0' })
+  return startTestPortal(dialect, { LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '0', INGEST_RATE_LIMIT_BATCHES_PER_SECOND: '1000000', INGEST_RATE_LIMIT_EVENTS_PER_SECOND: '1000000' })
 }
 
 /** POSTs a capture with the project's API key, as an SDK would (no signature). */

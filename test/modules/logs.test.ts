@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createProject, DIALECTS, event, type TestPortal, type TestProject } from '../support/portal.ts'
+import { SCAN_WINDOW } from '../../src/modules/event-reads.ts'
 import { at, ingestAll, otherOrganisation, read, startReadsPortal } from './fixtures.ts'
 
 for (const dialect of DIALECTS) {
@@ -87,6 +88,28 @@ for (const dialect of DIALECTS) {
       assert.equal(number.data.length, 1)
       const none = await read(t, `/api/modules/logs/events?project_id=${project.id}&field.requestId=r-404`)
       assert.deepEqual(none, { data: [], nextCursor: null })
+    })
+
+    test('a text or field search looks through a bounded window per page and goes on from where it stopped', async () => {
+      const many = await createProject(t, 'many')
+      const minute = (i: number) => at(i / 1000)
+      // SCAN_WINDOW + 10 logs; the rare request id is on the newest one and on the two oldest, beyond the first window
+      const total = SCAN_WINDOW + 10
+      const logs = Array.from({ length: total }, (_, i) => event('log', { message: `m${i}`, fields: { requestId: i < 2 || i === total - 1 ? 'rare' : `r${i}` } }, minute(i)))
+      for (let start = 0; start < total; start += 1000) await ingestAll(t, many, logs.slice(start, start + 1000))
+
+      const first = await read(t, `/api/modules/logs/events?project_id=${many.id}&field.requestId=rare&limit=5`)
+      assert.deepEqual(first.data.map((e: any) => e.data.message), [`m${total - 1}`])
+      assert.notEqual(first.nextCursor, null, 'the window ended before the page filled: the cursor searches on')
+      const second = await read(t, `/api/modules/logs/events?project_id=${many.id}&field.requestId=rare&limit=5&cursor=${first.nextCursor}`)
+      assert.deepEqual(second.data.map((e: any) => e.data.message), ['m1', 'm0'])
+      assert.equal(second.nextCursor, null)
+
+      const text = await read(t, `/api/modules/logs/events?project_id=${many.id}&q=m1&limit=3`)
+      const newestWithM1 = logs.map((log) => log.data.message as string).filter((message) => message.includes('m1')).reverse().slice(0, 3)
+      assert.deepEqual(text.data.map((e: any) => e.data.message), newestWithM1)
+      const unfiltered = await read(t, `/api/modules/logs/events?project_id=${many.id}&limit=500&from=${minute(0)}&to=${minute(3)}`)
+      assert.deepEqual(unfiltered.data.map((e: any) => e.data.message), ['m2', 'm1', 'm0'])
     })
 
     test('pages end exactly at the limit', async () => {

@@ -68,6 +68,32 @@ export interface RequestOptions {
   timeoutMs?: number
 }
 
+/** What the helpers below need of a portal: an in-process TestPortal, or a spawned one wrapped with `requester`. */
+export type PortalClient = Pick<TestPortal, 'request' | 'adminToken'>
+
+/** JSON-minded HTTP requests to the portal at `base`; a body that is not JSON is kept as text. */
+export function requester(base: string): TestPortal['request'] {
+  return async (method, requestPath, options = {}) => {
+    const headers: Record<string, string> = { ...options.headers }
+    if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`
+    let body: string | undefined
+    if (options.body !== undefined) {
+      body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body)
+      headers['content-type'] ??= 'application/json'
+    }
+    const signal = options.timeoutMs === undefined ? undefined : AbortSignal.timeout(options.timeoutMs)
+    const response = await fetch(base + requestPath, { method, headers, body, signal })
+    const text = await response.text()
+    let parsed: unknown = undefined
+    try {
+      parsed = text ? JSON.parse(text) : undefined
+    } catch {
+      parsed = undefined
+    }
+    return { status: response.status, headers: response.headers, body: parsed, text }
+  }
+}
+
 export interface TestResponse {
   status: number
   headers: Headers
@@ -123,39 +149,11 @@ export async function startTestPortalOn(dialect: Dialect, database: TestDatabase
     adminToken,
     viewerToken,
     logs,
-    request: (method, requestPath, options) => requestAt(base, method, requestPath, options),
+    request: requester(base),
     async close() {
       await portal.close()
     },
   }
-}
-
-/** What the request helpers below need of a portal, whether it runs in this process or is spawned. */
-export type PortalClient = Pick<TestPortal, 'url' | 'adminToken' | 'request'>
-
-/** A client of the portal at `url` (a spawned one), acting as the admin whose token is given. */
-export function portalClient(url: string, adminToken: string): PortalClient {
-  return { url, adminToken, request: (method, requestPath, options) => requestAt(url, method, requestPath, options) }
-}
-
-async function requestAt(base: string, method: string, requestPath: string, options: RequestOptions = {}): Promise<TestResponse> {
-  const headers: Record<string, string> = { ...options.headers }
-  if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`
-  let body: string | undefined
-  if (options.body !== undefined) {
-    body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body)
-    headers['content-type'] ??= 'application/json'
-  }
-  const signal = options.timeoutMs === undefined ? undefined : AbortSignal.timeout(options.timeoutMs)
-  const response = await fetch(base + requestPath, { method, headers, body, signal })
-  const text = await response.text()
-  let parsed: unknown = undefined
-  try {
-    parsed = text ? JSON.parse(text) : undefined
-  } catch {
-    parsed = undefined
-  }
-  return { status: response.status, headers: response.headers, body: parsed, text }
 }
 
 /** Every item of a paged list read (`{ data, nextCursor }`), following the cursors. */

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
@@ -59,4 +59,14 @@ export async function killPortal(portal: PortalProcess, signal: NodeJS.Signals =
   const exited = new Promise((resolve) => portal.child.once('exit', resolve))
   portal.child.kill(signal)
   await exited
+}
+
+/** Runs a `portal` CLI command (`org create`, `token create`, …) as an operator would and returns what it printed, trimmed. */
+export async function runPortalCli(env: Record<string, string>, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [PORTAL_BIN, ...args], { env: { ...process.env, LOG_LEVEL: 'warn', ...env } }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`portal ${args.join(' ')}: ${error.message}\n${stderr}`))
+      else resolve(stdout.trim())
+    })
+  })
 }

@@ -1,11 +1,12 @@
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { Page } from 'playwright-core'
-import { startTestPortal, type TestPortal, type TestProject } from '../support/portal.ts'
+import { createProject, event, ingest, startTestPortal, type TestPortal, type TestProject } from '../support/portal.ts'
+import { SCAN_WINDOW } from '../../src/modules/event-reads.ts'
 import { FAST_WEBHOOKS, createEndpoint, deliver, endedDelivery } from '../webhooks/api.ts'
 import { startReceiver, type Receiver } from '../webhooks/receiver.ts'
 import { openBrowser, recordApiRequests, signIn, type Browser } from './browser.ts'
-import { TRACE_ID, captureError, seedShop } from './seed.ts'
+import { TRACE_ID, ago, captureError, seedShop } from './seed.ts'
 
 // End-to-end in real headless Chromium against a real portal; UI flows do not depend on the database, so SQLite.
 describe('web UI in Chromium', () => {
@@ -15,7 +16,7 @@ describe('web UI in Chromium', () => {
   let page: Page
   let receiver: Receiver
   before(async () => {
-    t = await startTestPortal('sqlite', FAST_WEBHOOKS)
+    t = await startTestPortal('sqlite', { ...FAST_WEBHOOKS, INGEST_RATE_LIMIT_EVENTS_PER_SECOND: '1000000' })
     shop = await seedShop(t)
     receiver = await startReceiver()
     browser = await openBrowser()
@@ -146,6 +147,19 @@ describe('web UI in Chromium', () => {
     const eventReads = requests.filter((path) => path.startsWith('/api/modules/logs/events'))
     assert.equal(eventReads.length, 1, requests.join('\n'))
     assert.match(eventReads[0], /q=timeout/)
+  })
+
+  test('a search with nothing among the newest events says so and searches further on request', async () => {
+    const busy = await createProject(t, 'busy')
+    // The only match is the oldest log, beyond the window of events the first page looks through.
+    const logs = Array.from({ length: SCAN_WINDOW + 10 }, (_, i) => event('log', { message: i === 0 ? 'needle in the haystack' : `hay ${i}` }, ago(60 - i / 1000)))
+    for (let start = 0; start < logs.length; start += 1000) assert.equal((await ingest(t, busy, logs.slice(start, start + 1000))).status, 200)
+
+    await signIn(page, `${t.url}/p/${busy.id}/logs?q=needle`, t.viewerToken)
+    await page.getByText('No logs among the newest events searched so far').waitFor()
+    await page.getByRole('button', { name: 'Search further' }).click()
+    await page.getByText('needle in the haystack').waitFor()
+    assert.equal(await page.getByRole('button', { name: 'Search further' }).count(), 0)
   })
 
   test('opens a trace from the list and shows its spans as a nested waterfall', async () => {

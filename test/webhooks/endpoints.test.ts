@@ -114,7 +114,7 @@ for (const dialect of DIALECTS) {
       for (const path of ['/api/webhooks/endpoints', '/api/webhooks/endpoints/{id}', '/api/webhooks/endpoints/{id}/rotate', '/api/webhooks/endpoints/{id}/recover', '/api/webhooks/deliver', '/api/webhooks/deliveries', '/api/webhooks/deliveries/{id}', '/api/webhooks/deliveries/{id}/retry', '/api/webhooks/status']) {
         assert.ok(doc.paths[path], path)
       }
-      assert.deepEqual(Object.keys(doc.paths['/api/webhooks/deliver'].post.responses).sort(), ['202', '400', '401', '403', '404', '415', '422', '503'])
+      assert.deepEqual(Object.keys(doc.paths['/api/webhooks/deliver'].post.responses).sort(), ['202', '400', '401', '403', '404', '413', '415', '422', '431', '503'])
       assert.ok(doc.paths['/api/webhooks/status'].get.responses['200'].content['application/json'].schema.properties.queueDepth)
     })
   })

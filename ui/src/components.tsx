@@ -27,13 +27,17 @@ export interface Column<T> {
 export function PagedTable<T>(props: { list: Paged<T, any>; columns: Column<T>[]; what: string; emptyText?: string; rowKey(item: T): string }) {
   const { list } = props
   const firstLoad = list.loading && list.items.length === 0
+  const nothingYet = list.items.length === 0 && !list.error
+  // A text or field search looks through a window of events per page: an empty page may still have more to search.
+  const searching = nothingYet && list.nextCursor !== null
   return (
     <div class="paged">
-      <LoadState loading={firstLoad} error={list.error} empty={!list.loading && !list.error && list.items.length === 0} emptyText={props.emptyText} what={props.what} />
+      <LoadState loading={firstLoad} error={list.error} empty={!list.loading && nothingYet && !searching} emptyText={props.emptyText} what={props.what} />
+      {searching && !list.loading && <p class="state" role="status">No {props.what} among the newest events searched so far.</p>}
       {list.items.length > 0 && <Table columns={props.columns} items={list.items} rowKey={props.rowKey} />}
       {list.nextCursor && (
         <button type="button" class="more" onClick={list.more} disabled={list.loading}>
-          {list.loading ? 'Loading…' : `Load more ${props.what}`}
+          {list.loading ? 'Loading…' : searching ? 'Search further' : `Load more ${props.what}`}
         </button>
       )}
     </div>

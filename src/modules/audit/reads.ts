@@ -1,6 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { List, PageQuery } from '../../http/list.ts'
-import { IsoTime, Nullable, ProjectQuery, eventConditions, isoFromMs, latestPerGroup, mapPage, moduleReads, readRoute, requireReadableProject, summaryOf } from '../module-reads.ts'
+import { IsoTime, Nullable, eventConditions, groupListRoute, isoFromMs, moduleReads, type GroupState, TimeWindowQuery } from '../module-reads.ts'
 import type { AuditPayload } from './payload.ts'
 
 type AuditData = Static<typeof AuditPayload>
@@ -16,47 +15,33 @@ const Actor = Type.Object({
   eventId: Type.String({ description: 'the latest event' }),
 })
 
+function actor(group: GroupState) {
+  const data = group.latest.data as AuditData
+  return {
+    actor: String(group.key.actor),
+    actions: group.events,
+    firstSeenAt: isoFromMs(group.firstTs),
+    lastSeenAt: isoFromMs(group.lastTs),
+    lastAction: data.action ?? null,
+    lastResource: data.resource ?? null,
+    lastStatusCode: data.statusCode ?? null,
+    eventId: group.latest.id,
+  }
+}
+
 export const auditReads = moduleReads((app, ctx, module) => {
-  app.get(
-    '/actors',
-    readRoute({
-      tag: 'audit',
-      summary: 'Who acted: each actor with their action count and latest action, most recently active first',
-      description: 'What one actor did, newest first: `GET /api/modules/audit/events?actor=…`.',
-      query: {
-        ...ProjectQuery,
-        action: Type.Optional(Type.String({ description: 'only events with this action' })),
-        resource: Type.Optional(Type.String({ description: 'only events on this resource' })),
-        from: Type.Optional(IsoTime('events at or after')),
-        to: Type.Optional(IsoTime('events before')),
-        ...PageQuery,
-      },
-      response: List(Actor),
-    }),
-    async (request) => {
-      const { project_id: projectId, action, resource, from, to, limit, cursor } = request.query
-      await requireReadableProject(ctx, request, projectId)
-      const page = await latestPerGroup(ctx, {
-        table: 'audit_events',
-        projectId,
-        summary: summaryOf(module, 'actors'),
-        narrow: eventConditions({ action, resource }, from, to),
-        limit,
-        cursor,
-      })
-      return mapPage(page, (group) => {
-        const data = group.latest.data as AuditData
-        return {
-          actor: String(group.key.actor),
-          actions: group.events,
-          firstSeenAt: isoFromMs(group.firstTs),
-          lastSeenAt: isoFromMs(group.lastTs),
-          lastAction: data.action ?? null,
-          lastResource: data.resource ?? null,
-          lastStatusCode: data.statusCode ?? null,
-          eventId: group.latest.id,
-        }
-      })
+  groupListRoute(app, ctx, module, {
+    path: '/actors',
+    groupSummary: 'actors',
+    item: Actor,
+    itemsOf: (groups) => groups.map(actor),
+    summary: 'Who acted: each actor with their action count and latest action, most recently active first',
+    description: 'What one actor did, newest first: `GET /api/modules/audit/events?actor=…`.',
+    filters: {
+      action: Type.Optional(Type.String({ description: 'only events with this action' })),
+      resource: Type.Optional(Type.String({ description: 'only events on this resource' })),
+      ...TimeWindowQuery('events'),
     },
-  )
+    select: ({ action, resource, from, to }) => ({ narrow: eventConditions({ action, resource }, from, to) }),
+  })
 })

@@ -1,6 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { List, PageQuery } from '../../http/list.ts'
-import { IsoTime, Nullable, ProjectQuery, eventConditions, isoFromMs, latestPerGroup, mapPage, moduleReads, readRoute, requireReadableProject, summaryOf } from '../module-reads.ts'
+import { IsoTime, Nullable, eventConditions, groupListRoute, isoFromMs, moduleReads, type GroupState, TimeWindowQuery } from '../module-reads.ts'
 import type { ConfigPayload } from './payload.ts'
 
 type ConfigData = Static<typeof ConfigPayload>
@@ -15,45 +14,31 @@ const ConfigPath = Type.Object({
   eventId: Type.String({ description: 'the latest change' }),
 })
 
+function configPath(group: GroupState) {
+  const data = group.latest.data as ConfigData
+  return {
+    path: String(group.key.path),
+    changes: group.events,
+    firstChangedAt: isoFromMs(group.firstTs),
+    lastChangedAt: isoFromMs(group.lastTs),
+    lastActor: data.actor ?? null,
+    lastDiff: data.diff ?? null,
+    eventId: group.latest.id,
+  }
+}
+
 export const configReads = moduleReads((app, ctx, module) => {
-  app.get(
-    '/paths',
-    readRoute({
-      tag: 'configs',
-      summary: 'Changed configuration paths, most recently changed first, with the latest change’s actor and diff',
-      description: 'Every change of one path, with its diff: `GET /api/modules/configs/events?path=…`. With `actor`: what that actor changed.',
-      query: {
-        ...ProjectQuery,
-        actor: Type.Optional(Type.String({ description: 'only changes by this actor' })),
-        from: Type.Optional(IsoTime('changes at or after')),
-        to: Type.Optional(IsoTime('changes before')),
-        ...PageQuery,
-      },
-      response: List(ConfigPath),
-    }),
-    async (request) => {
-      const { project_id: projectId, actor, from, to, limit, cursor } = request.query
-      await requireReadableProject(ctx, request, projectId)
-      const page = await latestPerGroup(ctx, {
-        table: 'config_events',
-        projectId,
-        summary: summaryOf(module, 'paths'),
-        narrow: eventConditions({ actor }, from, to),
-        limit,
-        cursor,
-      })
-      return mapPage(page, (group) => {
-        const data = group.latest.data as ConfigData
-        return {
-          path: String(group.key.path),
-          changes: group.events,
-          firstChangedAt: isoFromMs(group.firstTs),
-          lastChangedAt: isoFromMs(group.lastTs),
-          lastActor: data.actor ?? null,
-          lastDiff: data.diff ?? null,
-          eventId: group.latest.id,
-        }
-      })
+  groupListRoute(app, ctx, module, {
+    path: '/paths',
+    groupSummary: 'paths',
+    item: ConfigPath,
+    itemsOf: (groups) => groups.map(configPath),
+    summary: 'Changed configuration paths, most recently changed first, with the latest change’s actor and diff',
+    description: 'Every change of one path, with its diff: `GET /api/modules/configs/events?path=…`. With `actor`: what that actor changed.',
+    filters: {
+      actor: Type.Optional(Type.String({ description: 'only changes by this actor' })),
+      ...TimeWindowQuery('changes'),
     },
-  )
+    select: ({ actor, from, to }) => ({ narrow: eventConditions({ actor }, from, to) }),
+  })
 })

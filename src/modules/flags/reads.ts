@@ -1,22 +1,6 @@
-import { Type } from 'typebox'
-import { List, PageQuery } from '../../http/list.ts'
-import {
-  IsoTime,
-  Nullable,
-  ProjectQuery,
-  groupWithHistory,
-  isoFromMs,
-  latestPerGroup,
-  mapPage,
-  moduleReads,
-  readRoute,
-  requireReadableProject,
-  summaryOf,
-  type GroupState,
-  type HistoryEvent,
-} from '../module-reads.ts'
+import { Type, type Static } from 'typebox'
+import { IsoTime, Nullable, groupDetailRoute, groupListRoute, isoFromMs, moduleReads, type GroupState, type HistoryEvent } from '../module-reads.ts'
 import type { FeatureFlagPayload } from './payload.ts'
-import type { Static } from 'typebox'
 
 type FlagData = Static<typeof FeatureFlagPayload>
 
@@ -38,8 +22,6 @@ const FlagState = Type.Object({
   eventId: Type.String({ description: 'the latest event' }),
 })
 
-const FlagDetail = Type.Object({ ...FlagState.properties, history: List(FlagChange) })
-
 function flagState(group: GroupState) {
   const data = group.latest.data as FlagData
   return {
@@ -59,38 +41,18 @@ function flagChange(event: HistoryEvent) {
 }
 
 export const flagReads = moduleReads((app, ctx, module) => {
-  app.get(
-    '/flags',
-    readRoute({
-      tag: 'flags',
-      summary: 'The current state of each feature flag: its latest event by time, most recently changed first',
-      query: { ...ProjectQuery, ...PageQuery },
-      response: List(FlagState),
-    }),
-    async (request) => {
-      const { project_id: projectId, limit, cursor } = request.query
-      await requireReadableProject(ctx, request, projectId)
-      return mapPage(await latestPerGroup(ctx, { table: 'feature_flag_events', projectId, summary: summaryOf(module, 'flags'), limit, cursor }), flagState)
-    },
-  )
-
-  app.get(
-    '/flags/:key',
-    readRoute({
-      tag: 'flags',
-      summary: 'One flag’s current state and its history of changes, newest first',
-      description: '`limit` and `cursor` page the history. 404 when the project has no event for this key.',
-      params: { key: Type.String() },
-      query: { ...ProjectQuery, ...PageQuery },
-      response: FlagDetail,
-    }),
-    async (request) => {
-      const { project_id: projectId, limit, cursor } = request.query
-      const { key } = request.params
-      await requireReadableProject(ctx, request, projectId)
-      const summary = summaryOf(module, 'flags')
-      const { state, history } = await groupWithHistory(ctx, { table: 'feature_flag_events', projectId, summary, column: 'flag_key', value: key, what: `flag ${key}`, limit, cursor })
-      return { ...flagState(state), history: mapPage(history, flagChange) }
-    },
-  )
+  const flags = { path: '/flags', groupSummary: 'flags', item: FlagState, itemsOf: (groups: GroupState[]) => groups.map(flagState) }
+  groupListRoute(app, ctx, module, {
+    ...flags,
+    summary: 'The current state of each feature flag: its latest event by time, most recently changed first',
+  })
+  groupDetailRoute(app, ctx, module, {
+    ...flags,
+    param: 'key',
+    what: 'flag',
+    summary: 'One flag’s current state and its history of changes, newest first',
+    description: '`limit` and `cursor` page the history. 404 when the project has no event for this key.',
+    event: FlagChange,
+    eventOf: flagChange,
+  })
 })

@@ -18,6 +18,7 @@ export const logsModule = defineModule({
     module: columnEquals('module', Type.String()),
     q: {
       schema: Type.String({ minLength: 1, description: 'case-insensitive text within the message' }),
+      scans: true,
       apply: (query, value, storage) => query.where(storage.containsText('message', value)),
     },
   },

@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { queryTime } from '../../http/list.ts'
-import { IsoTime, Nullable, ProjectQuery, moduleDb, moduleReads, readRoute, requireReadableProject } from '../module-reads.ts'
+import { Nullable, ProjectQuery, moduleDb, moduleReads, readRoute, requireReadableProject, TimeWindowQuery } from '../module-reads.ts'
 import { countLevels } from './level-hours.ts'
 
 const LevelCounts = Type.Object({
@@ -17,8 +17,7 @@ export const logReads = moduleReads((app, ctx) => {
       description: 'Levels are counted as sent (case kept), most frequent first. Without `from`/`to`, over all stored logs.',
       query: {
         ...ProjectQuery,
-        from: Type.Optional(IsoTime('logs at or after')),
-        to: Type.Optional(IsoTime('logs before')),
+        ...TimeWindowQuery('logs'),
         module: Type.Optional(Type.String({ description: 'only logs of this module' })),
       },
       response: LevelCounts,

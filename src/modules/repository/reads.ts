@@ -1,6 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { List, PageQuery } from '../../http/list.ts'
-import { IsoTime, Nullable, ProjectQuery, eventConditions, givenValues, isoFromMs, latestPerGroup, mapPage, moduleReads, readRoute, requireReadableProject, summaryOf } from '../module-reads.ts'
+import { IsoTime, Nullable, eventConditions, givenValues, groupListRoute, isoFromMs, moduleReads, type GroupState, TimeWindowQuery } from '../module-reads.ts'
 import type { RepositoryPayload } from './payload.ts'
 
 type RepositoryData = Static<typeof RepositoryPayload>
@@ -26,83 +25,58 @@ const Author = Type.Object({
   lastCommit: Nullable(Type.String()),
 })
 
-const WindowQuery = {
-  ...ProjectQuery,
+/** The query parameters of both lists: one repository, a time window. */
+const WindowFilters = {
   repo: Type.Optional(Type.String({ description: 'owner/name' })),
-  from: Type.Optional(IsoTime('events at or after')),
-  to: Type.Optional(IsoTime('events before')),
-  ...PageQuery,
+  ...TimeWindowQuery('events'),
+}
+
+function branch(group: GroupState) {
+  const data = group.latest.data as RepositoryData
+  return {
+    repo: String(group.key.repo),
+    branch: group.key.branch,
+    provider: data.provider ?? null,
+    commits: group.events,
+    lastCommit: data.commit ?? null,
+    lastAuthor: data.author ?? null,
+    lastPushedAt: isoFromMs(group.lastTs),
+    eventId: group.latest.id,
+  }
+}
+
+function author(group: GroupState) {
+  const data = group.latest.data as RepositoryData
+  return {
+    author: String(group.key.author),
+    commits: group.events,
+    firstCommitAt: isoFromMs(group.firstTs),
+    lastCommitAt: isoFromMs(group.lastTs),
+    lastRepo: data.repo,
+    lastBranch: data.branch ?? null,
+    lastCommit: data.commit ?? null,
+  }
 }
 
 export const repositoryReads = moduleReads((app, ctx, module) => {
-  app.get(
-    '/branches',
-    readRoute({
-      tag: 'repository',
-      summary: 'Commits per repository and branch, most recently pushed first, with the latest commit',
-      description: 'The commits themselves: `GET /api/modules/repository/events?repo=…&branch=…`.',
-      query: WindowQuery,
-      response: List(Branch),
-    }),
-    async (request) => {
-      const { project_id: projectId, repo, from, to, limit, cursor } = request.query
-      await requireReadableProject(ctx, request, projectId)
-      const page = await latestPerGroup(ctx, {
-        table: 'repository_events',
-        projectId,
-        summary: summaryOf(module, 'branches'),
-        groups: givenValues({ repo }),
-        narrow: eventConditions({}, from, to),
-        limit,
-        cursor,
-      })
-      return mapPage(page, (group) => {
-        const data = group.latest.data as RepositoryData
-        return {
-          repo: String(group.key.repo),
-          branch: group.key.branch,
-          provider: data.provider ?? null,
-          commits: group.events,
-          lastCommit: data.commit ?? null,
-          lastAuthor: data.author ?? null,
-          lastPushedAt: isoFromMs(group.lastTs),
-          eventId: group.latest.id,
-        }
-      })
-    },
-  )
-
-  app.get(
-    '/authors',
-    readRoute({
-      tag: 'repository',
-      summary: 'Commit authors, most recently active first, with their commit counts',
-      query: WindowQuery,
-      response: List(Author),
-    }),
-    async (request) => {
-      const { project_id: projectId, repo, from, to, limit, cursor } = request.query
-      await requireReadableProject(ctx, request, projectId)
-      const page = await latestPerGroup(ctx, {
-        table: 'repository_events',
-        projectId,
-        summary: summaryOf(module, 'authors'),
-        narrow: eventConditions({ repo }, from, to),
-        limit,
-        cursor,
-      })
-      return mapPage(page, (group) => {
-        const data = group.latest.data as RepositoryData
-        return {
-          author: String(group.key.author),
-          commits: group.events,
-          firstCommitAt: isoFromMs(group.firstTs),
-          lastCommitAt: isoFromMs(group.lastTs),
-          lastRepo: data.repo,
-          lastBranch: data.branch ?? null,
-          lastCommit: data.commit ?? null,
-        }
-      })
-    },
-  )
+  groupListRoute(app, ctx, module, {
+    path: '/branches',
+    groupSummary: 'branches',
+    item: Branch,
+    itemsOf: (groups) => groups.map(branch),
+    summary: 'Commits per repository and branch, most recently pushed first, with the latest commit',
+    description: 'The commits themselves: `GET /api/modules/repository/events?repo=…&branch=…`.',
+    filters: WindowFilters,
+    // a branch's group names its repository: `repo` picks groups, where for authors it picks events
+    select: ({ repo, from, to }) => ({ groups: givenValues({ repo }), narrow: eventConditions({}, from, to) }),
+  })
+  groupListRoute(app, ctx, module, {
+    path: '/authors',
+    groupSummary: 'authors',
+    item: Author,
+    itemsOf: (groups) => groups.map(author),
+    summary: 'Commit authors, most recently active first, with their commit counts',
+    filters: WindowFilters,
+    select: ({ repo, from, to }) => ({ narrow: eventConditions({ repo }, from, to) }),
+  })
 })

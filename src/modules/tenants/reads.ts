@@ -1,27 +1,9 @@
 import { Type, type Static } from 'typebox'
-import { List, PageQuery } from '../../http/list.ts'
 import type { PortalContext } from '../../context.ts'
-import {
-  IsoTime,
-  Nullable,
-  ProjectQuery,
-  groupWithHistory,
-  isoFromMs,
-  latestKnownValues,
-  latestPerGroup,
-  mapPage,
-  moduleReads,
-  readRoute,
-  requireReadableProject,
-  summaryOf,
-  type GroupState,
-  type HistoryEvent,
-} from '../module-reads.ts'
+import { IsoTime, Nullable, groupDetailRoute, groupListRoute, isoFromMs, latestKnownValues, moduleReads, type GroupState, type HistoryEvent } from '../module-reads.ts'
 import type { TenantPayload } from './payload.ts'
 
 type TenantData = Static<typeof TenantPayload>
-
-const TABLE = 'tenant_events'
 
 const PlanChange = Type.Object({ eventId: Type.String(), changedAt: IsoTime(), plan: Type.String(), ingestLimitPerSecond: Nullable(Type.Integer()) })
 
@@ -34,12 +16,9 @@ const TenantPlan = Type.Object({
   eventId: Type.String({ description: 'the latest event' }),
 })
 
-const TenantDetail = Type.Object({ ...TenantPlan.properties, history: List(PlanChange) })
-
 /** Plans with the latest per-second limit, which an event that changes only the plan does not repeat. */
 async function plansOf(ctx: PortalContext, projectId: string, groups: GroupState[]) {
-  const tenants = groups.map((group) => String(group.key.tenant_project_id))
-  const limits = await latestKnownValues(ctx, { table: TABLE, projectId, column: 'tenant_project_id', groups, field: 'ingestLimitPerSecond' })
+  const limits = await latestKnownValues(ctx, { table: 'tenant_events', projectId, column: 'tenant_project_id', groups, field: 'ingestLimitPerSecond' })
   return groups.map((group) => {
     const tenant = String(group.key.tenant_project_id)
     return {
@@ -59,40 +38,18 @@ function planChange(event: HistoryEvent) {
 }
 
 export const tenantReads = moduleReads((app, ctx, module) => {
-  app.get(
-    '/plans',
-    readRoute({
-      tag: 'tenants',
-      summary: 'Each tenant’s current plan and per-second ingest limit, as reported by the project’s tenant events',
-      query: { ...ProjectQuery, ...PageQuery },
-      response: List(TenantPlan),
-    }),
-    async (request) => {
-      const { project_id: projectId, limit, cursor } = request.query
-      await requireReadableProject(ctx, request, projectId)
-      const page = await latestPerGroup(ctx, { table: TABLE, projectId, summary: summaryOf(module, 'plans'), limit, cursor })
-      return { data: await plansOf(ctx, projectId, page.data), nextCursor: page.nextCursor }
-    },
-  )
-
-  app.get(
-    '/plans/:tenantId',
-    readRoute({
-      tag: 'tenants',
-      summary: 'One tenant’s current plan and limit, and its history newest first',
-      description: '`tenantId` is the project id the tenant events describe. `limit` and `cursor` page the history.',
-      params: { tenantId: Type.String() },
-      query: { ...ProjectQuery, ...PageQuery },
-      response: TenantDetail,
-    }),
-    async (request) => {
-      const { project_id: projectId, limit, cursor } = request.query
-      const { tenantId } = request.params
-      await requireReadableProject(ctx, request, projectId)
-      const summary = summaryOf(module, 'plans')
-      const { state, history } = await groupWithHistory(ctx, { table: TABLE, projectId, summary, column: 'tenant_project_id', value: tenantId, what: `tenant ${tenantId}`, limit, cursor })
-      const [plan] = await plansOf(ctx, projectId, [state])
-      return { ...plan, history: mapPage(history, planChange) }
-    },
-  )
+  const plans = { path: '/plans', groupSummary: 'plans', item: TenantPlan, itemsOf: (groups: GroupState[], projectId: string) => plansOf(ctx, projectId, groups) }
+  groupListRoute(app, ctx, module, {
+    ...plans,
+    summary: 'Each tenant’s current plan and per-second ingest limit, as reported by the project’s tenant events',
+  })
+  groupDetailRoute(app, ctx, module, {
+    ...plans,
+    param: 'tenantId',
+    what: 'tenant',
+    summary: 'One tenant’s current plan and limit, and its history newest first',
+    description: '`tenantId` is the project id the tenant events describe. `limit` and `cursor` page the history.',
+    event: PlanChange,
+    eventOf: planChange,
+  })
 })

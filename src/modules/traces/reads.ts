@@ -3,7 +3,7 @@ import { sql } from 'kysely'
 import type { PortalContext } from '../../context.ts'
 import { DEFAULT_LIMIT, List, PageQuery, pageAfter, toPage } from '../../http/list.ts'
 import { ProblemError } from '../../http/problem.ts'
-import { IsoTime, Nullable, ProjectQuery, isoFromMs, moduleDb, moduleReads, readRoute, requireReadableProject, withinTimeRange } from '../module-reads.ts'
+import { IsoTime, Nullable, ProjectQuery, isoFromMs, moduleDb, moduleReads, readRoute, requireReadableProject, withinTimeRange, TimeWindowQuery } from '../module-reads.ts'
 
 const MAX_SPANS = 10_000
 
@@ -97,8 +97,7 @@ export const traceReads = moduleReads((app, ctx) => {
       query: {
         ...ProjectQuery,
         service: Type.Optional(Type.String({ description: 'traces with at least one span of this service' })),
-        from: Type.Optional(IsoTime('root spans at or after')),
-        to: Type.Optional(IsoTime('root spans before')),
+        ...TimeWindowQuery('root spans'),
         ...PageQuery,
       },
       response: List(Type.Object(TraceShape)),

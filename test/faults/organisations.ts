@@ -1,0 +1,189 @@
+import assert from 'node:assert/strict'
+import { createProject, event, ingest, type PortalClient, type TestProject } from '../support/portal.ts'
+import { runPortalCli } from '../support/process.ts'
+import { FAST_WEBHOOKS } from '../webhooks/api.ts'
+
+/**
+ * Environment of the fault suite's portals: webhook deliveries to a closed loopback port fail fast,
+ * and ingest limits are high enough that fuzzed batches reach validation instead of a 429.
+ */
+export const FAULTS_ENV = {
+  ...FAST_WEBHOOKS,
+  WEBHOOK_RETRY_SCHEDULE: '0.1',
+  INGEST_RATE_LIMIT_EVENTS_PER_SECOND: '1000000',
+  INGEST_RATE_LIMIT_BATCHES_PER_SECOND: '100000',
+  // smaller than the default, so that bodies just over it stay quick to send
+  INGEST_RATE_LIMIT_MAX_BATCH_BYTES: String(2 * 1024 * 1024),
+}
+
+/** Nothing listens on the discard port of loopback: deliveries to it fail at once. */
+export const CLOSED_LOOPBACK_URL = 'http://127.0.0.1:9/hook'
+
+export interface OrgTokens {
+  id: string
+  adminToken: string
+  viewerToken: string
+}
+
+/** Everything an organisation owns that some route reads or changes by id. */
+export interface Organisation extends OrgTokens {
+  /** holds one of everything below */
+  project: TestProject
+  /** an empty second project of the same organisation */
+  sibling: TestProject
+  endpoint: { id: string; secret: string }
+  deliveryId: string
+  /** two error groups of `project` */
+  fingerprints: [string, string]
+  flagKey: string
+  jobId: string
+  traceId: string
+}
+
+/** A new organisation with an admin and a viewer token, made the operator's way: the CLI against the portal's database (`env` names it). */
+export async function createOrganisationWithCli(env: Record<string, string>, name: string): Promise<OrgTokens> {
+  const id = await runPortalCli(env, ['org', 'create', '--name', name])
+  assert.match(id, /^org_/)
+  const adminToken = await runPortalCli(env, ['token', 'create', '--role', 'admin', '--org', id, '--name', `${name} admin`])
+  const viewerToken = await runPortalCli(env, ['token', 'create', '--role', 'viewer', '--org', id, '--name', `${name} viewer`])
+  return { id, adminToken, viewerToken }
+}
+
+/** Gives the organisation two projects, module events, error groups, a webhook endpoint and a failed delivery. */
+export async function seedOrganisation(t: PortalClient, tokens: OrgTokens): Promise<Organisation> {
+  const project = await createProject(t, `${tokens.id} main`, tokens.adminToken)
+  const sibling = await createProject(t, `${tokens.id} sibling`, tokens.adminToken)
+  const flagKey = `flag-${tokens.id}`
+  const jobId = `job-${tokens.id}`
+  const traceId = `trace-${tokens.id}`
+  const ingested = await ingest(t, project, [
+    event('log', { message: 'seeded', level: 'error' }),
+    event('audit', { actor: 'ana', action: 'login' }),
+    event('feature_flag', { key: flagKey, enabled: true }),
+    event('tenant', { plan: 'team' }),
+    event('video', { jobId, status: 'done' }),
+    event('trace', { traceId, spanId: 's1', name: 'GET /', service: 'api' }),
+  ])
+  assert.equal(ingested.status, 200, ingested.text)
+  assert.equal(ingested.body.accepted, 6, ingested.text)
+
+  const fingerprints: string[] = []
+  for (const name of ['SeededError', 'OtherSeededError']) {
+    const captured = await t.request('POST', '/api/errors/capture', { token: project.key, body: { name, message: 'seeded' } })
+    assert.equal(captured.status, 201, captured.text)
+    fingerprints.push(captured.body.groupFingerprint)
+  }
+
+  const endpoint = await t.request('POST', '/api/webhooks/endpoints', { token: tokens.adminToken, body: { projectId: project.id, url: CLOSED_LOOPBACK_URL } })
+  assert.equal(endpoint.status, 201, endpoint.text)
+  const delivered = await t.request('POST', '/api/webhooks/deliver', {
+    token: tokens.adminToken,
+    body: { projectId: project.id, eventType: 'seeded.event', payload: { seeded: true } },
+  })
+  assert.equal(delivered.status, 202, delivered.text)
+
+  return {
+    ...tokens,
+    project,
+    sibling,
+    endpoint: { id: endpoint.body.id, secret: endpoint.body.secret },
+    deliveryId: delivered.body.deliveries[0].id,
+    fingerprints: fingerprints as [string, string],
+    flagKey,
+    jobId,
+    traceId,
+  }
+}
+
+export interface Operation {
+  method: string
+  /** the OpenAPI path, e.g. `/api/projects/{id}` */
+  template: string
+  /** who the document says may call it: an access token, a project API key, either (`any`), or anyone */
+  security: 'accessToken' | 'apiKey' | 'any' | 'public'
+  hasBody: boolean
+  queryParameters: string[]
+  requiredQuery: string[]
+}
+
+/** Every operation the portal's own OpenAPI document lists, so that a new route is covered without editing the suite. */
+export function operationsOf(document: any): Operation[] {
+  const operations: Operation[] = []
+  for (const [template, methods] of Object.entries<any>(document.paths)) {
+    for (const [method, operation] of Object.entries<any>(methods)) {
+      const schemes: string[] = (operation.security ?? document.security).flatMap((requirement: object) => Object.keys(requirement))
+      const parameters: any[] = operation.parameters ?? []
+      const query = parameters.filter((parameter) => parameter.in === 'query')
+      operations.push({
+        method: method.toUpperCase(),
+        template,
+        security: schemes.length === 0 ? 'public' : schemes.length === 2 ? 'any' : (schemes[0] as 'accessToken' | 'apiKey'),
+        hasBody: operation.requestBody !== undefined,
+        queryParameters: query.map((parameter) => parameter.name),
+        requiredQuery: query.filter((parameter) => parameter.required).map((parameter) => parameter.name),
+      })
+    }
+  }
+  return operations
+}
+
+export const isWrite = (operation: Operation) => operation.method !== 'GET'
+
+// Each path parameter, named by the segment before it, and the resource of the organisation that fills it.
+const PATH_PARAMETERS: Record<string, (org: Organisation) => string> = {
+  'projects/{id}': (org) => org.project.id,
+  'keys/{kid}': (org) => org.project.keyId,
+  'groups/{fingerprint}': (org) => org.fingerprints[0],
+  'flags/{key}': (org) => org.flagKey,
+  'plans/{tenantId}': (org) => org.project.id,
+  'traces/{traceId}': (org) => org.traceId,
+  'jobs/{jobId}': (org) => org.jobId,
+  'endpoints/{id}': (org) => org.endpoint.id,
+  'deliveries/{id}': (org) => org.deliveryId,
+}
+
+// Required query parameters other than project_id, and a value each that is valid.
+const REQUIRED_QUERY: Record<string, string> = { metric: 'http.latency' }
+
+/**
+ * The operation's URL with its path parameters filled from the organisation's resources (or by
+ * `replace`, given each parameter's key, with a path segment sent as it is), its `project_id` set to the organisation's project, and
+ * its other required query parameters to valid values.
+ */
+export function pathOf(operation: Operation, org: Organisation, replace?: (parameterKey: string) => string, query: Record<string, string> = {}): string {
+  const path = operation.template.replace(/([^/]+)\/\{(\w+)\}/g, (_whole, segment: string, name: string) => {
+    const key = `${segment}/{${name}}`
+    const fill = PATH_PARAMETERS[key]
+    assert.ok(fill, `${operation.method} ${operation.template}: no resource fills ${key}; add it to PATH_PARAMETERS`)
+    return `${segment}/${replace ? replace(key) : encodeURIComponent(fill(org))}`
+  })
+  const search = new URLSearchParams(query)
+  if (operation.queryParameters.includes('project_id') && !search.has('project_id')) search.set('project_id', org.project.id)
+  for (const name of operation.requiredQuery.filter((name) => name !== 'project_id' && !search.has(name))) {
+    assert.ok(REQUIRED_QUERY[name], `${operation.method} ${operation.template}: add a valid ${name} to REQUIRED_QUERY`)
+    search.set(name, REQUIRED_QUERY[name])
+  }
+  const text = search.toString()
+  return text ? `${path}?${text}` : path
+}
+
+/** A valid body for each operation that takes one, aimed at the organisation's resources. */
+export function validBodyOf(operation: Operation, org: Organisation): Record<string, unknown> {
+  const bodies: Record<string, () => Record<string, unknown>> = {
+    'POST /api/ingest': () => ({ events: [event('log', { message: 'valid' })] }),
+    'POST /api/projects': () => ({ name: 'valid project' }),
+    'PATCH /api/projects/{id}': () => ({ name: 'renamed project' }),
+    'POST /api/projects/{id}/keys': () => ({ name: 'valid key' }),
+    'POST /api/errors/capture': () => ({ name: 'ValidError', message: 'valid' }),
+    'PATCH /api/errors/groups/{fingerprint}': () => ({ status: 'resolved' }),
+    'POST /api/errors/groups/{fingerprint}/merge': () => ({ fingerprints: [org.fingerprints[1]] }),
+    'POST /api/errors/groups/{fingerprint}/unmerge': () => ({ fingerprints: [org.fingerprints[1]] }),
+    'POST /api/webhooks/endpoints': () => ({ projectId: org.project.id, url: CLOSED_LOOPBACK_URL }),
+    'PATCH /api/webhooks/endpoints/{id}': () => ({ description: 'changed' }),
+    'POST /api/webhooks/deliver': () => ({ projectId: org.project.id, eventType: 'valid.event', payload: { valid: true } }),
+    'POST /api/webhooks/endpoints/{id}/recover': () => ({ since: new Date(Date.now() - 3_600_000).toISOString() }),
+  }
+  const body = bodies[`${operation.method} ${operation.template}`]
+  assert.ok(body, `${operation.method} ${operation.template} takes a body; add a valid one to validBodyOf`)
+  return body()
+}
