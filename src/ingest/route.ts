@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyRequest } from 'fastify'
 import type { PortalContext } from '../context.ts'
 import type { Principal } from '../http/auth.ts'
 import { parseJsonBody } from '../http/json-body.ts'

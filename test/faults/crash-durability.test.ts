@@ -2,7 +2,7 @@ import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { DIALECTS, createProject, createTestDatabase, event, ingest, portalClient, readAll, type TestProject } from '../support/portal.ts'
+import { DIALECTS, createProject, createTestDatabase, event, ingest, readAll, requester, type PortalClient, type TestProject } from '../support/portal.ts'
 import { freePort, killPortal, spawnPortal } from '../support/process.ts'
 
 const ADMIN = `pat_${'d'.repeat(32)}`
@@ -36,7 +36,7 @@ for (const dialect of DIALECTS) {
       }
       let portal = await spawnPortal(env)
       // The port stays the same across restarts, so one client serves every incarnation.
-      const client = portalClient(portal.url, ADMIN)
+      const client = { request: requester(portal.url), adminToken: ADMIN }
       try {
         const project = await createProject(client, 'crash')
         let sequence = 0
@@ -127,7 +127,7 @@ for (const dialect of DIALECTS) {
 }
 
 /** Each error group's count is exactly the number of acknowledged occurrences of its error, captured or ingested. */
-async function assertGroupCounts(client: ReturnType<typeof portalClient>, project: TestProject, expected: { name: string }[]) {
+async function assertGroupCounts(client: PortalClient, project: TestProject, expected: { name: string }[]) {
   const groups = await readAll(client, `/api/errors/groups?project_id=${project.id}`)
   const counts = Object.fromEntries(groups.map((group) => [group.name, group.count]))
   const expectedCounts: Record<string, number> = {}

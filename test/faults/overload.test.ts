@@ -2,7 +2,7 @@ import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { createProject, createTestDatabase, DIALECTS, event, ingest, portalClient, startTestPortal } from '../support/portal.ts'
+import { createProject, createTestDatabase, DIALECTS, event, ingest, requester, startTestPortal } from '../support/portal.ts'
 import { killPortal, spawnPortal, type PortalProcess } from '../support/process.ts'
 
 const ADMIN = `pat_${'l'.repeat(32)}`
@@ -66,7 +66,7 @@ describe('overload', () => {
         LOAD_SHED_RETRY_AFTER_SECONDS: RETRY_AFTER_SECONDS,
       })
       try {
-        const client = portalClient(portal.url, ADMIN)
+        const client = { request: requester(portal.url), adminToken: ADMIN }
         const project = await createProject(client, 'overload')
         const events = Array.from({ length: EVENTS_PER_BATCH }, (_, i) => event('log', { message: `event ${i} of a batch`, level: 'info', module: 'load' }))
         const body = JSON.stringify({ events })

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { createProject, createTestDatabase, DIALECTS, event, ingest, portalClient, REDIS_URL, type PortalClient, type TestProject } from '../support/portal.ts'
+import { createProject, createTestDatabase, DIALECTS, event, ingest, requester, REDIS_URL, type PortalClient, type TestProject } from '../support/portal.ts'
 import { killPortal, spawnPortal, type PortalProcess } from '../support/process.ts'
 import { startTcpProxy } from './support/tcp-proxy.ts'
 
@@ -38,7 +38,7 @@ describe('Redis outage with REDIS_URL set', () => {
     // Two instances of one install, as behind a load balancer: one database, one Redis.
     const portals = [await spawnPortal(env), await spawnPortal(env)]
     try {
-      const [first, second] = portals.map((portal) => portalClient(portal.url, ADMIN))
+      const [first, second] = portals.map((portal) => ({ request: requester(portal.url), adminToken: ADMIN }))
       const project = await createProject(first, 'redis outage')
 
       await sleep(REFILL_MS)

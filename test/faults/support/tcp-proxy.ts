@@ -3,7 +3,6 @@ import net from 'node:net'
 export interface TcpProxy {
   /** `127.0.0.1:<port>`, to put in a connection URL in place of the real server's address */
   address: string
-  port: number
   /** Destroys every live connection and refuses new ones: the server has gone away. */
   cut(): void
   /**
@@ -47,7 +46,6 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
   }
   return {
     address: `127.0.0.1:${port}`,
-    port,
     cut,
     stall() {
       mode = 'stalled'
