@@ -287,9 +287,11 @@ export class PortalClient extends EventMethods {
     this.flushWaiters = waiting
   }
 
+  /** Sends one capture until it is stored or given up; its idempotency key stays the same on every retry. */
   private async deliverCapture(body: string): Promise<CaptureResult | undefined> {
+    const idempotencyKey = randomUUID()
     for (let retry = 0; ; retry++) {
-      const outcome = await postCapture(this.connection, body)
+      const outcome = await postCapture(this.connection, body, idempotencyKey)
       if (outcome.kind === 'captured') return outcome.result
       if (outcome.kind === 'failed' || retry >= this.retryPolicy.maxRetries) {
         this.onError(new PortalClientError('capture_failed', `exception capture not delivered: ${outcome.why}`, 0, outcome.kind === 'failed' ? outcome.status : undefined))

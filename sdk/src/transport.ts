@@ -86,24 +86,28 @@ export interface CaptureResult {
 }
 
 /** `POST /api/errors/capture`: the API key as bearer; not signed (DESIGN: Errors module). */
-export async function postCapture(connection: Connection, body: string): Promise<CaptureOutcome> {
+export async function postCapture(connection: Connection, body: string, idempotencyKey: string): Promise<CaptureOutcome> {
   let response: Response
   try {
     response = await fetch(`${connection.baseUrl}/api/errors/capture`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${connection.apiKey}`, 'content-type': 'application/json', 'user-agent': USER_AGENT },
+      headers: {
+        authorization: `Bearer ${connection.apiKey}`,
+        'content-type': 'application/json',
+        'user-agent': USER_AGENT,
+        'x-service-idempotency-key': idempotencyKey,
+      },
       body,
       signal: AbortSignal.timeout(connection.timeoutMs),
     })
   } catch (error) {
-    // Only a refused connection proves the capture was not stored; after a reset or a timeout it may have been.
-    const refused = causeCode(error) === 'ECONNREFUSED'
-    return refused ? { kind: 'retry', why: networkFailure(error), retryAfterMs: undefined } : { kind: 'failed', status: undefined, why: networkFailure(error) }
+    // Stored or not, sending again is safe: a capture the portal already has is answered from its idempotency key.
+    return { kind: 'retry', why: networkFailure(error), retryAfterMs: undefined }
   }
   const text = await response.text().catch(() => '')
   if (response.status === 201 || response.status === 200) return { kind: 'captured', result: JSON.parse(text) as CaptureResult }
   const why = `${response.status} ${problemDetail(text)}`
-  if (response.status === 429 || response.status === 503) {
+  if (response.status === 408 || response.status === 409 || response.status === 429 || response.status >= 500) {
     return { kind: 'retry', why, retryAfterMs: parseRetryAfter(response.headers.get('retry-after')) }
   }
   return { kind: 'failed', status: response.status, why }
@@ -148,10 +152,6 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined
   }
-}
-
-function causeCode(error: unknown): unknown {
-  return (error as { cause?: { code?: unknown } }).cause?.code
 }
 
 // fetch() says only "fetch failed"; the cause says why (ECONNREFUSED, ECONNRESET, …).

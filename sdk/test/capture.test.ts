@@ -3,6 +3,7 @@ import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { createProject, DIALECTS } from '../../test/support/portal.ts'
+import { startFaultProxy } from './support/fault-proxy.ts'
 import { proxiedClient, proxiedPortal } from './support/portals.ts'
 import { storedEvents } from './support/stored-events.ts'
 
@@ -114,6 +115,27 @@ function runNode(script: string, env: Record<string, string>): Promise<{ code: n
 }
 
 describe(`SDK captureException into a real portal's errors module (${dialect})`, () => {
+  test('a capture whose answer was lost is sent again with its idempotency key and counted once', async () => {
+    const { startTestPortal } = await import('../../test/support/portal.ts')
+    const { PortalClient } = await import('../src/index.ts')
+    const portal = await startTestPortal(dialect)
+    const proxy = await startFaultProxy(portal.url, { forwardCaptures: true })
+    try {
+      const project = await createProject(portal)
+      const client = new PortalClient({ baseUrl: proxy.url, apiKey: project.key, webhookSecret: project.webhookSecret, retry: { minDelayMs: 10, maxDelayMs: 50 } })
+      proxy.loseIngestAnswers(1)
+      const result = await client.captureException(new TypeError('answer lost on the way back'))
+      await client.close()
+      assert.equal(result?.isNewGroup, true, 'the retry is answered with the first answer')
+      const groups = await portal.request('GET', `/api/errors/groups?project_id=${project.id}`, { token: portal.viewerToken })
+      assert.equal(groups.body.data.length, 1)
+      assert.equal(groups.body.data[0].count, 1, 'stored once, though sent twice')
+    } finally {
+      await proxy.close()
+      await portal.close()
+    }
+  })
+
   test('the same exception thrown from the same place twice lands in one group, readable by the API', async () => {
     const { startTestPortal } = await import('../../test/support/portal.ts')
     const { PortalClient } = await import('../src/index.ts')

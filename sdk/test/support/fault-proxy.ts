@@ -23,8 +23,8 @@ export interface CaptureRequest {
 /**
  * A loopback HTTP proxy in front of a real portal that the test controls: it can answer ingest with
  * an error status for a while, or forward a batch and cut the connection before the client hears the
- * answer. It also answers `POST /api/errors/capture` itself (the portal's capture endpoint is built
- * in another branch), recording what it received.
+ * answer. It answers `POST /api/errors/capture` itself, recording what it received, unless
+ * `forwardCaptures` is set: then captures go to the portal like batches, and answers can be lost too.
  */
 export interface FaultProxy {
   url: string
@@ -32,14 +32,14 @@ export interface FaultProxy {
   captures: CaptureRequest[]
   /** answer the next `count` ingest requests with `status` (and these headers) without forwarding them */
   failIngest(count: number, status: number, headers?: Record<string, string>): void
-  /** forward the next `count` ingest requests, then destroy the connection instead of answering */
+  /** forward the next `count` ingest requests (or forwarded captures), then destroy the connection instead of answering */
   loseIngestAnswers(count: number): void
   /** answer the next `count` captures with `status` */
   failCaptures(count: number, status: number, headers?: Record<string, string>): void
   close(): Promise<void>
 }
 
-export async function startFaultProxy(target: string): Promise<FaultProxy> {
+export async function startFaultProxy(target: string, options: { forwardCaptures?: boolean } = {}): Promise<FaultProxy> {
   const ingests: ProxiedIngest[] = []
   const captures: CaptureRequest[] = []
   const ingestFaults: { status: number; headers: Record<string, string> }[] = []
@@ -49,7 +49,8 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
 
   const server = http.createServer(async (request, response) => {
     const body = await readBody(request)
-    if (request.url === '/api/errors/capture') {
+    const isCapture = request.url === '/api/errors/capture'
+    if (isCapture && !options.forwardCaptures) {
       const fault = captureFaults.shift()
       if (fault) return answer(response, fault.status, { detail: 'injected' }, fault.headers)
       const capture = JSON.parse(body.toString('utf8'))
@@ -75,7 +76,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       return answer(response, fault.status, { type: 'about:blank', title: 'injected', status: fault.status, detail: 'injected by the test proxy' }, fault.headers)
     }
     const forwarded = await forward(target, request, body).catch(() => undefined)
-    if (!forwarded || (isIngest && answersToLose > 0)) {
+    if (!forwarded || ((isIngest || isCapture) && answersToLose > 0)) {
       if (forwarded) answersToLose -= 1
       record.answer = 'lost'
       return request.socket.destroy()
