@@ -20,7 +20,8 @@ const MAX_UNWRITTEN_LOG_BYTES = 16 * 1024 * 1024
 export const allMigrations = [...coreMigrations, ...modules.flatMap((module) => module.migrations)]
 
 // A query parameter whose name says it is a credential, or whose value is one of ours by its prefix.
-const CREDENTIAL_NAME = /token|key|secret|password|signature|auth/i
+// A bare `key` (the flags filter) is not one by its name; a pk_… value in it still is by its prefix.
+const CREDENTIAL_NAME = /token|secret|password|signature|auth|api_?key|access_?key/i
 const CREDENTIAL_VALUE = /^(pat|pk|whsec)_/
 
 /**
