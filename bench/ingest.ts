@@ -13,7 +13,7 @@ const CONNECTIONS = 16
 const BATCH_SIZES = [1, 10, 100]
 const ADMIN = `pat_${'a'.repeat(40)}`
 
-interface Target {
+export interface Target {
   url: string
   key: string
   secret: string
@@ -56,7 +56,8 @@ async function withBaseline<T>(run: (target: Target) => Promise<T>): Promise<T> 
   }
 }
 
-async function withPortal<T>(dialect: Dialect, run: (target: Target) => Promise<T>): Promise<T> {
+/** A portal of its own (`portal serve`, limits raised out of the way) over a fresh database, with a project's key. */
+export async function withPortal<T>(dialect: Dialect, run: (target: Target) => Promise<T>): Promise<T> {
   const database = await createTestDatabase(dialect)
   const portal = await spawnPortal({
     DATABASE_URL: database.url,

@@ -3,7 +3,7 @@
 import { createHmac, randomUUID } from 'node:crypto'
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises'
 import { PortalClient } from '../sdk/src/index.ts'
-import { createProject, startTestPortal, type TestPortal, type TestProject } from '../test/support/portal.ts'
+import { withPortal, type Target } from './ingest.ts'
 
 const EVENTS_PER_ROUND = 10_000
 // 100 is the largest batch of the raw ingest benchmark (bench/ingest.ts); 1 and 8 batches in flight.
@@ -11,40 +11,32 @@ const BATCH_SIZE = 100
 const CONCURRENCIES = [1, 8]
 const ROUNDS = 3
 
-// The rate limit and load shedding are raised out of the way: the subject is the client, not the limiter.
-const PORTAL_ENV = {
-  INGEST_RATE_LIMIT_EVENTS_PER_SECOND: '1000000000',
-  INGEST_RATE_LIMIT_BATCHES_PER_SECOND: '1000000000',
-  LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
-  LOG_LEVEL: 'warn',
-}
-
 const logData = (i: number) => ({ message: `request ${i} served`, level: 'info', module: 'bench', fields: { requestId: i, route: '/api/orders' } })
 
 /** What a hand-written client does: build each batch, sign it, post it, wait for the answer; `concurrency` of them at once. */
-async function rawIngest(t: TestPortal, project: TestProject, concurrency: number): Promise<number> {
+async function rawIngest(target: Target, concurrency: number): Promise<number> {
   const started = performance.now()
   let next = 0
   const sender = async () => {
     for (let first = next; first < EVENTS_PER_ROUND; first = next) {
       next += BATCH_SIZE
-      await postRawBatch(t, project, first)
+      await postRawBatch(target, first)
     }
   }
   await Promise.all(Array.from({ length: concurrency }, sender))
   return performance.now() - started
 }
 
-async function postRawBatch(t: TestPortal, project: TestProject, first: number) {
+async function postRawBatch(target: Target, first: number) {
   const events = []
   for (let i = first; i < first + BATCH_SIZE; i++) events.push({ type: 'log', ts: new Date().toISOString(), data: logData(i) })
   const body = JSON.stringify({ events })
-  const response = await fetch(`${t.url}/api/ingest`, {
+  const response = await fetch(`${target.url}/api/ingest`, {
     method: 'POST',
     headers: {
-      authorization: `Bearer ${project.key}`,
+      authorization: `Bearer ${target.key}`,
       'content-type': 'application/json',
-      'x-service-signature': createHmac('sha256', project.webhookSecret).update(body).digest('hex'),
+      'x-service-signature': createHmac('sha256', target.secret).update(body).digest('hex'),
       'x-service-idempotency-key': randomUUID(),
     },
     body,
@@ -54,11 +46,11 @@ async function postRawBatch(t: TestPortal, project: TestProject, first: number) 
 }
 
 /** An application logging as fast as it can, yielding to the event loop after each batch's worth of calls. */
-async function sdkLog(t: TestPortal, project: TestProject, concurrency: number): Promise<{ totalMs: number; callMs: number }> {
+async function sdkLog(target: Target, concurrency: number): Promise<{ totalMs: number; callMs: number }> {
   const client = new PortalClient({
-    baseUrl: t.url,
-    apiKey: project.key,
-    webhookSecret: project.webhookSecret,
+    baseUrl: target.url,
+    apiKey: target.key,
+    webhookSecret: target.secret,
     maxBatchEvents: BATCH_SIZE,
     maxConcurrentBatches: concurrency,
     maxQueueSize: EVENTS_PER_ROUND,
@@ -81,18 +73,18 @@ async function sdkLog(t: TestPortal, project: TestProject, concurrency: number):
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
 
 export async function run() {
-  const t = await startTestPortal('sqlite', PORTAL_ENV)
-  try {
-    const project = await createProject(t)
-    await rawIngest(t, project, 1) // warm-up: JIT, SQLite cache, connection pool
-    console.log(`portal: SQLite, in this process; ${ROUNDS} rounds of ${EVENTS_PER_ROUND} log events in batches of ${BATCH_SIZE}; medians`)
+  // The portal runs as its own process, as it does for the application using the SDK: sharing this
+  // process's event loop would throttle the application's logging by the portal's own work.
+  await withPortal('sqlite', async (target) => {
+    await rawIngest(target, 1) // warm-up: JIT, SQLite cache, connection pool
+    console.log(`portal: SQLite, its own process; ${ROUNDS} rounds of ${EVENTS_PER_ROUND} log events in batches of ${BATCH_SIZE}; medians`)
     for (const concurrency of CONCURRENCIES) {
       const raw: number[] = []
       const sdk: number[] = []
       const perCall: number[] = []
       for (let round = 0; round < ROUNDS; round++) {
-        raw.push(EVENTS_PER_ROUND / ((await rawIngest(t, project, concurrency)) / 1000))
-        const measured = await sdkLog(t, project, concurrency)
+        raw.push(EVENTS_PER_ROUND / ((await rawIngest(target, concurrency)) / 1000))
+        const measured = await sdkLog(target, concurrency)
         sdk.push(EVENTS_PER_ROUND / (measured.totalMs / 1000))
         perCall.push((measured.callMs * 1000) / EVENTS_PER_ROUND)
       }
@@ -104,7 +96,5 @@ export async function run() {
       console.log(`  client / raw       ${((sdkRate / rawRate) * 100).toFixed(1)} %   (target >= 80 %)`)
       console.log(`  client.log() call  ${median(perCall).toFixed(2)} µs   (queueing and serialising one event, before any I/O)`)
     }
-  } finally {
-    await t.close()
-  }
+  })
 }
