@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import { Writable } from 'node:stream'
 import { createProject, DIALECTS, event, ingest, type TestPortal } from '../support/portal.ts'
 import { createLogger, startPortal } from '../../src/portal.ts'
-import { capture, captured, groupOf, listGroups, recordNotifications, startErrorsPortal } from './support.ts'
+import { capture, captured, groupOf, listGroups, watchAnnouncements, startErrorsPortal } from './support.ts'
 
 const PARALLEL = 60
 
@@ -17,7 +17,7 @@ for (const dialect of DIALECTS) {
 
     test('captures of one new error arriving at once open exactly one group, with an exact count', async () => {
       const project = await createProject(t)
-      const published = recordNotifications(t)
+      const announcements = await watchAnnouncements(t, project)
       const body = (i: number) => ({ name: 'RaceError', message: `order ${i} failed`, environment: i % 2 ? 'production' : 'staging' })
       const responses = await Promise.all(Array.from({ length: PARALLEL }, (_, i) => capture(t, project, body(i))))
       assert.deepEqual([...new Set(responses.map((r) => r.status))], [201])
@@ -26,7 +26,7 @@ for (const dialect of DIALECTS) {
       const groups = await listGroups(t, project)
       assert.equal(groups.data.length, 1)
       assert.equal(groups.data[0].count, PARALLEL)
-      assert.equal(published.filter((n) => n.type === 'error.group.created').length, 1)
+      assert.equal((await announcements()).filter((n) => n.type === 'error.group.created').length, 1)
       const detail = await groupOf(t, groups.data[0].fingerprint)
       assert.equal(detail.countsPerDay.at(-1).count, PARALLEL)
     })
@@ -69,13 +69,13 @@ for (const dialect of DIALECTS) {
       const project = await createProject(t)
       const first = await captured(t, project, { name: 'ReopenError', message: 'x' })
       await t.request('PATCH', `/api/errors/groups/${first.fingerprint}`, { token: t.adminToken, body: { status: 'resolved' } })
-      const published = recordNotifications(t)
+      const announcements = await watchAnnouncements(t, project)
       await Promise.all(Array.from({ length: PARALLEL }, () => captured(t, project, { name: 'ReopenError', message: 'x' })))
       const detail = await groupOf(t, first.fingerprint)
       assert.equal(detail.status, 'unresolved')
       assert.equal(detail.regressed, true)
       assert.equal(detail.count, PARALLEL + 1)
-      assert.deepEqual(published.map((n) => n.type), ['error.group.regressed'])
+      assert.deepEqual((await announcements()).map((n) => n.type), ['error.group.regressed'])
     })
 
     test('a noisy group keeps only its latest 100 occurrences while its count stays exact', async () => {

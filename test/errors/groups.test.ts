@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { createProject, DIALECTS, type TestPortal, type TestProject } from '../support/portal.ts'
-import { captured, groupOf, listGroups, recordNotifications, startErrorsPortal } from './support.ts'
+import { captured, groupOf, listGroups, watchAnnouncements, startErrorsPortal } from './support.ts'
 
 const DAY_MS = 86_400_000
 
@@ -98,9 +98,9 @@ for (const dialect of DIALECTS) {
 
     test('an occurrence of a resolved group reopens it as regressed, once, and announces it; ignored stays ignored', async () => {
       const project = await createProject(t)
-      const published = recordNotifications(t)
+      const announcements = await watchAnnouncements(t, project)
       const first = await captured(t, project, { name: 'RegressError', message: 'x' })
-      assert.deepEqual(published.map((n) => [n.type, n.projectId, n.data.fingerprint]), [['error.group.created', project.id, first.fingerprint]])
+      assert.deepEqual((await announcements()).map((n) => [n.type, n.projectId, n.data.fingerprint]), [['error.group.created', project.id, first.fingerprint]])
       const resolved = await patch(first.fingerprint, { status: 'resolved' })
       assert.equal(resolved.status, 200)
       assert.equal(resolved.body.status, 'resolved')
@@ -110,12 +110,12 @@ for (const dialect of DIALECTS) {
       assert.equal(reopened.status, 'unresolved')
       assert.equal(reopened.regressed, true)
       assert.equal(reopened.count, 3)
-      assert.deepEqual(published.map((n) => n.type), ['error.group.created', 'error.group.regressed'])
+      assert.deepEqual((await announcements()).map((n) => n.type), ['error.group.created', 'error.group.regressed'])
       const triaged = await patch(first.fingerprint, { status: 'ignored' })
       assert.equal(triaged.body.regressed, false)
       await captured(t, project, { name: 'RegressError', message: 'x' })
       assert.equal((await groupOf(t, first.fingerprint)).status, 'ignored')
-      assert.equal(published.length, 2)
+      assert.equal((await announcements()).length, 2)
     })
 
     test('triage refuses viewers, unknown statuses, unknown groups and other projects’ deleted groups', async () => {

@@ -1,13 +1,20 @@
-import { startTestPortal, type Dialect, type TestPortal, type TestProject, type TestResponse } from '../support/portal.ts'
+import { readAll, startTestPortal, type Dialect, type TestPortal, type TestProject, type TestResponse } from '../support/portal.ts'
 import type { NotificationType } from '../../src/notifications.ts'
+import { startReceiver } from '../webhooks/receiver.ts'
 
 /**
  * A portal for the errors tests. Load shedding is off: the machine these run on is shared, and a
  * busy neighbour must not turn a grouping assertion into a 503. Captures count against ingest
  * limits, which bursts of concurrent captures here would reach; those limits are tested elsewhere.
+ * Webhook endpoints on loopback are allowed, for `watchAnnouncements`.
  */
 export function startErrorsPortal(dialect: Dialect): Promise<TestPortal> {
-  return startTestPortal(dialect, { LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '0', INGEST_RATE_LIMIT_BATCHES_PER_SECOND: '1000000', INGEST_RATE_LIMIT_EVENTS_PER_SECOND: '1000000' })
+  return startTestPortal(dialect, {
+    LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
+    INGEST_RATE_LIMIT_BATCHES_PER_SECOND: '1000000',
+    INGEST_RATE_LIMIT_EVENTS_PER_SECOND: '1000000',
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+  })
 }
 
 /** POSTs a capture with the project's API key, as an SDK would (no signature). */
@@ -34,11 +41,36 @@ export async function listGroups(t: TestPortal, project: TestProject, query = ''
   return response.body
 }
 
-/** Records what the portal announces, in place of the no-op the webhooks module will replace. */
-export function recordNotifications(t: TestPortal): { type: NotificationType; projectId: string; data: Record<string, unknown> }[] {
-  const published: { type: NotificationType; projectId: string; data: Record<string, unknown> }[] = []
-  t.portal.ctx.notifications = { publish: async (_trx, projectId, type, data) => void published.push({ type, projectId, data }) }
-  return published
+export interface Announcement {
+  type: NotificationType
+  projectId: string
+  data: Record<string, unknown>
+}
+
+/**
+ * Subscribes a webhook endpoint (a receiver on loopback, closed with the portal) to everything the
+ * project's portal announces; the function returned reads the announcements back over the API, oldest
+ * first. Each is committed with what caused it, so it is there as soon as its cause has been answered.
+ */
+export async function watchAnnouncements(t: TestPortal, project: TestProject): Promise<() => Promise<Announcement[]>> {
+  const receiver = await startReceiver()
+  const close = t.close
+  t.close = async () => {
+    await close()
+    await receiver.close()
+  }
+  const endpoint = await t.request('POST', '/api/webhooks/endpoints', { token: t.adminToken, body: { projectId: project.id, url: receiver.url('/ok') } })
+  if (endpoint.status !== 201) throw new Error(`endpoint: ${endpoint.status} ${endpoint.text}`)
+  return async () => {
+    const deliveries = await readAll(t, `/api/webhooks/deliveries?project_id=${project.id}`)
+    deliveries.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.messageId.localeCompare(b.messageId))
+    const announcements: Announcement[] = []
+    for (const delivery of deliveries) {
+      const detail = await t.request('GET', `/api/webhooks/deliveries/${delivery.id}`, { token: t.viewerToken })
+      announcements.push({ type: delivery.eventType, projectId: delivery.projectId, data: detail.body.payload })
+    }
+    return announcements
+  }
 }
 
 /** A V8 stack trace of `loadUser` called from `caller`, with the given line and path prefix. */
