@@ -1,10 +1,18 @@
 // Ingest throughput: the portal (SQLite and PostgreSQL) against a baseline server that does only the
 // unavoidable work, for batches of 1, 10 and 100 events; then p99 latency at half the portal's
-// 100-event throughput. Loopback only; every run is bounded by BENCH_SECONDS.
+// 100-event throughput; then SQLite alone storing the same rows, which bounds what any portal on it
+// can reach. Loopback only; every run is bounded by BENCH_SECONDS.
 import { fork } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import autocannon from 'autocannon'
+import SQLite from 'better-sqlite3'
 import { hmacSha256Hex } from '../src/identity/secrets.ts'
+import { newId } from '../src/ids.ts'
+import { allMigrations } from '../src/portal.ts'
+import { migrate } from '../src/storage/migrations.ts'
+import { openStorage } from '../src/storage/storage.ts'
 import { createTestDatabase, type Dialect } from '../test/support/portal.ts'
 import { freePort, killPortal, spawnPortal } from '../test/support/process.ts'
 
@@ -19,13 +27,63 @@ export interface Target {
   secret: string
 }
 
+const logData = (i: number) => ({
+  level: i % 10 === 0 ? 'error' : 'info',
+  message: `GET /api/orders/${1000 + i} answered 200 in 12 ms`,
+  module: 'http',
+  fields: { requestId: `req-${i}`, userId: 42 },
+})
+
 function batchBody(size: number): string {
-  const events = Array.from({ length: size }, (_, i) => ({
-    type: 'log',
-    ts: new Date().toISOString(),
-    data: { level: i % 10 === 0 ? 'error' : 'info', message: `GET /api/orders/${1000 + i} answered 200 in 12 ms`, module: 'http', fields: { requestId: `req-${i}`, userId: 42 } },
-  }))
+  const events = Array.from({ length: size }, (_, i) => ({ type: 'log', ts: new Date().toISOString(), data: logData(i) }))
   return JSON.stringify({ events })
+}
+
+/**
+ * SQLite alone, no HTTP, no validation: better-sqlite3 inserting the rows the portal stores for these
+ * 100-event batches (the log table with its indexes and the hourly level counts), 16 batches a
+ * transaction as group commit shares them, fsynced as the portal does. Returns rows per second.
+ */
+async function sqliteStorageCeiling(): Promise<number> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'portal-bench-ceiling-'))
+  const file = path.join(dataDir, 'portal.db')
+  const storage = await openStorage(`sqlite:${file}`, { poolSize: 1, queryTimeoutMs: 0, sqliteSynchronous: 'full' })
+  await migrate(storage, allMigrations)
+  await storage.close()
+  const database = new SQLite(file)
+  try {
+    database.pragma('journal_mode = WAL')
+    database.pragma('synchronous = full')
+    const insertLogs = database.prepare(
+      `insert into log_events (id, project_id, ts, received_at, data, level, module, message) values ${Array(100).fill('(?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+    )
+    const countLevels = database.prepare(
+      'insert into log_level_hours (project_id, hour, level_key, level, events) values (?, ?, ?, ?, ?), (?, ?, ?, ?, ?) on conflict do update set events = events + excluded.events',
+    )
+    const writeBatches = database.transaction((batches: number) => {
+      for (let batch = 0; batch < batches; batch++) {
+        const now = Date.now()
+        const values: unknown[] = []
+        for (let i = 0; i < 100; i++) {
+          const data = logData(i)
+          values.push(newId('evt', now), 'prj_bench', now, now, JSON.stringify(data), data.level, data.module, data.message)
+        }
+        insertLogs.run(values)
+        const hour = Math.floor(now / 3_600_000) * 3_600_000
+        countLevels.run('prj_bench', hour, '"error"', 'error', 10, 'prj_bench', hour, '"info"', 'info', 90)
+      }
+    })
+    let rows = 0
+    const started = performance.now()
+    while (performance.now() - started < SECONDS * 1000) {
+      writeBatches(16)
+      rows += 1600
+    }
+    return Math.round((rows / (performance.now() - started)) * 1000)
+  } finally {
+    database.close()
+    fs.rmSync(dataDir, { recursive: true, force: true })
+  }
 }
 
 async function measure(target: Target, size: number, overallRate?: number) {
@@ -98,4 +156,8 @@ export async function run() {
       console.log(`${dialect.padEnd(10)} at half load (${Math.round(full / 2)} ev/s offered in 100-event batches): p50 ${half.p50} ms, p99 ${half.p99} ms, ${half.shed} non-2xx`)
     })
   }
+  const ceiling = await sqliteStorageCeiling()
+  console.log(
+    `sqlite     storage alone (better-sqlite3 inserting the same rows, no HTTP or validation, one thread): ${ceiling} rows/s = ${(ceiling / baseline[100]).toFixed(2)} of the baseline's 100-event rate`,
+  )
 }
