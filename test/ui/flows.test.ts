@@ -178,6 +178,23 @@ describe('web UI in Chromium', () => {
     await page.getByText('"parentSpanId": "a1"').waitFor()
   })
 
+  test('a filter chosen while the list is still loading is the one applied', async () => {
+    let answerList!: () => void
+    const listHeld = new Promise<void>((resolve) => (answerList = resolve))
+    await page.route('**/api/webhooks/deliveries?*', async (route) => {
+      await listHeld
+      await route.continue()
+    })
+    await signIn(page, `${t.url}/p/${shop.id}/webhooks/deliveries`, t.viewerToken)
+    await page.getByRole('status').filter({ hasText: 'Loading' }).waitFor()
+    await page.getByLabel('Status').selectOption('failed')
+    answerList()
+    // the list arriving re-renders the page around the filters
+    await page.getByRole('status').filter({ hasText: 'Loading' }).waitFor({ state: 'detached' })
+    await page.getByRole('button', { name: 'Apply' }).click()
+    await page.waitForURL('**/deliveries?status=failed')
+  })
+
   test('inspects a failed delivery: every attempt with its request headers, response status and body', async () => {
     const endpoint = await createEndpoint(t, shop.id, receiver.url('/fail'))
     const { deliveries } = await deliver(t, shop.id, 'invoice.paid', { invoice: 'inv_7' }, [endpoint.id])

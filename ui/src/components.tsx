@@ -111,18 +111,22 @@ export function Filters(props: { fields: FilterField[]; children?: ComponentChil
   )
 }
 
+// Uncontrolled: the URL sets where a field starts (the form is remounted when it changes), and a
+// re-render while the page loads must not put back a value the user has just changed.
 function FilterInput({ field, value }: { field: FilterField; value: string }) {
   if (field.kind === 'select') {
     return (
-      <select name={field.name} value={value}>
+      <select name={field.name}>
         {field.options!.map(([option, label]) => (
-          <option value={option}>{label}</option>
+          <option value={option} selected={option === value}>
+            {label}
+          </option>
         ))}
       </select>
     )
   }
-  if (field.kind === 'time') return <input type="datetime-local" name={field.name} value={value ? localInputValue(value) : ''} step={1} />
-  return <input type="search" name={field.name} value={value} placeholder={field.placeholder} />
+  if (field.kind === 'time') return <input type="datetime-local" name={field.name} defaultValue={value ? localInputValue(value) : ''} step={1} />
+  return <input type="search" name={field.name} defaultValue={value} placeholder={field.placeholder} />
 }
 
 /** `datetime-local` wants local time without a zone. */
