@@ -23,6 +23,8 @@ export interface Config {
   }
   loadShedding: {
     maxEventLoopDelayMs: number
+    /** events (a capture is one) accepted and not yet committed, per write path, beyond which writes are shed */
+    maxPendingEvents: number
     retryAfterSeconds: number
   }
   webhooks: {
@@ -66,6 +68,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     loadShedding: {
       maxEventLoopDelayMs: integer(env, 'LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS', 1000, 0, 60_000),
+      maxPendingEvents: integer(env, 'LOAD_SHED_MAX_PENDING_EVENTS', 50_000, 0, 1e9),
       retryAfterSeconds: integer(env, 'LOAD_SHED_RETRY_AFTER_SECONDS', 1, 1, 3600),
     },
     webhooks: {

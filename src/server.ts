@@ -4,7 +4,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { PortalContext } from './context.ts'
 import { authPlugin } from './http/auth.ts'
 import { openApiPlugin, openApiRoute } from './http/openapi.ts'
-import { answerClientError, ProblemError, problemErrorHandler, sendProblem } from './http/problem.ts'
+import { overloaded } from './http/load-shedding.ts'
+import { answerClientError, problemErrorHandler, sendProblem } from './http/problem.ts'
 import { healthRoutes } from './health/routes.ts'
 import { identityRoutes } from './identity/routes.ts'
 import { ingestRoutes } from './ingest/route.ts'
@@ -62,9 +63,7 @@ export async function buildServer(ctx: PortalContext) {
     pressureHandler: (request, _reply, type) => {
       // Health stays answerable while the rest sheds load, so that load balancers can tell busy from dead.
       if (request.routeOptions.url === '/api/health' || Date.now() < sheddingFrom) return
-      return Promise.reject(
-        new ProblemError(503, 'overloaded', `the portal is shedding load (${type}); retry after ${retryAfterSeconds} s`, { 'retry-after': String(retryAfterSeconds) }),
-      )
+      return Promise.reject(overloaded(type, retryAfterSeconds))
     },
   })
   await app.register(openApiPlugin)

@@ -6,6 +6,7 @@ import type { PortalContext } from '../context.ts'
 import { accessPrincipal, type Principal } from '../http/auth.ts'
 import { DEFAULT_LIMIT, List, PageQuery } from '../http/list.ts'
 import { ProblemError, problemResponses } from '../http/problem.ts'
+import { refuseWhenBacklogged } from '../http/load-shedding.ts'
 import { findProject } from '../projects/store.ts'
 import { CaptureBody, CaptureResponse, occurrenceFromCapture } from './capture.ts'
 import { RATE_HEADERS, admitToProject } from '../ingest/rate-limit.ts'
@@ -88,6 +89,7 @@ export const errorRoutes: FastifyPluginAsync<{ ctx: PortalContext }> = async (pl
       } as any,
     },
     async (request, reply) => {
+      refuseWhenBacklogged(committer, ctx.config.loadShedding)
       const principal = request.principal as Extract<Principal, { kind: 'apiKey' }>
       const key = idempotencyKeyOf(request.headers['x-service-idempotency-key'])
       const requestHash = key === undefined ? '' : sha256Hex(JSON.stringify(request.body))

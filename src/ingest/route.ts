@@ -4,6 +4,7 @@ import type { FastifyRequest } from 'fastify'
 import type { PortalContext } from '../context.ts'
 import type { Principal } from '../http/auth.ts'
 import { parseJsonBody } from '../http/json-body.ts'
+import { refuseWhenBacklogged } from '../http/load-shedding.ts'
 import { ProblemError, problemErrorHandler, problemResponses } from '../http/problem.ts'
 import { sha256Hex } from '../identity/secrets.ts'
 import { newId } from '../ids.ts'
@@ -38,7 +39,12 @@ const EMPTY_BODY = Buffer.alloc(0)
 export const ingestRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = async (app, { ctx }) => {
   const maxBatchBytes = ctx.config.ingest.maxBatchBytes
   const handleError = problemErrorHandler(ctx.storage.isUnavailable)
-  const committer = createGroupCommitter<IngestBatch, boolean>(ctx.storage, (trx, batches) => writeIngestBatches(trx, ctx, batches), MAX_BATCHES_PER_TRANSACTION)
+  const committer = createGroupCommitter<IngestBatch, boolean>(
+    ctx.storage,
+    (trx, batches) => writeIngestBatches(trx, ctx, batches),
+    MAX_BATCHES_PER_TRANSACTION,
+    (batch) => batch.accepted.length,
+  )
   app.addHook('onClose', () => committer.close())
 
   // The body is read as bytes: the signature covers the exact bytes, and the checks must run in DESIGN's order.
@@ -62,7 +68,8 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = a
         summary: 'Ingest a signed batch of events',
         description:
           'Checks run in this order: 401 bearer, 413 size, 403 signature, 415 content type, 400 JSON and `events`, 429 rate, then each event. ' +
-          'Malformed events are listed in `rejected`; the others are stored and committed before the 200.',
+          'Malformed events are listed in `rejected`; the others are stored and committed before the 200. ' +
+          '503 `overloaded` at any point while the portal sheds load: its event loop lags, or LOAD_SHED_MAX_PENDING_EVENTS events already wait for their commit.',
         security: [{ apiKey: [] }],
         headers: Type.Object({
           'x-service-signature': Type.String({ description: 'lower-case hex HMAC-SHA256 of the raw body, keyed with the API key’s webhook secret' }),
@@ -82,6 +89,7 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = a
       } as any,
     },
     async (request, reply) => {
+      refuseWhenBacklogged(committer, ctx.config.loadShedding)
       const principal = request.principal as Extract<Principal, { kind: 'apiKey' }>
       const body = Buffer.isBuffer(request.body) ? request.body : EMPTY_BODY
       verifyIngestSignature(ctx, principal.webhookSecretEncrypted, request.headers['x-service-signature'], body)

@@ -4,6 +4,8 @@ import type { Storage } from './storage.ts'
 export interface GroupCommitter<I, R> {
   /** Resolves with the item's result once the transaction holding it has committed. */
   write(item: I): Promise<R>
+  /** The weight of the items written and not yet answered: what waits for the database. */
+  readonly backlog: number
   /** Waits for the items already taken. */
   close(): Promise<void>
 }
@@ -17,15 +19,18 @@ interface Pending<I, R> {
 /**
  * Group commit: items that arrive while a transaction is being written wait for the next one and
  * share it, so a burst costs one commit (one fsync on SQLite) and one multi-row insert per table,
- * not one per request. `writeAll` must return one result per item, in order.
+ * not one per request. `writeAll` must return one result per item, in order. `weigh` gives an item's
+ * share of the backlog (the events of a batch, say).
  */
 export function createGroupCommitter<I, R>(
   storage: Storage,
   writeAll: (trx: Kysely<any>, items: I[]) => Promise<R[]>,
   maxItemsPerTransaction: number,
+  weigh: (item: I) => number = () => 1,
 ): GroupCommitter<I, R> {
   let pending: Pending<I, R>[] = []
   let draining: Promise<void> | null = null
+  let backlog = 0
 
   async function drain() {
     // Let the requests already read in this turn of the event loop join the first group.
@@ -51,10 +56,15 @@ export function createGroupCommitter<I, R>(
 
   return {
     write(item) {
-      return new Promise((resolve, reject) => {
+      const weight = weigh(item)
+      backlog += weight
+      return new Promise<R>((resolve, reject) => {
         pending.push({ item, resolve, reject })
         draining ??= drain()
-      })
+      }).finally(() => (backlog -= weight))
+    },
+    get backlog() {
+      return backlog
     },
     async close() {
       await draining
