@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process'
 import { loadConfig } from '../src/config.ts'
 import { createAccessToken, DEFAULT_ORG_ID } from '../src/identity/store.ts'
 import { createLogger, startPortal, type RunningPortal } from '../src/portal.ts'
-import { occurrenceFromCapture } from '../src/errors/capture.ts'
+import { occurrenceFromCapture, type CaptureBody } from '../src/errors/capture.ts'
 import { recordOccurrences } from '../src/errors/group-store.ts'
 
 const CAPTURES = 20_000
@@ -46,6 +46,7 @@ export async function run() {
     for (let round = 1; round <= ROUNDS; round++) rounds.push(await benchCaptures(portal, token, round))
     const median = [...rounds].sort((a, b) => a - b)[Math.floor(ROUNDS / 2)]
     console.log(`captures/s, median of ${ROUNDS} rounds (20-frame stacks, ${GROUPS} new groups a round, SQLite, committed when answered): ${median}   target >= 5000`)
+    await benchPartsAlone(portal, token)
     await benchGroupList(portal, token)
   } finally {
     await portal.close()
@@ -77,6 +78,31 @@ async function sendCaptures(portal: RunningPortal, token: string, name: string, 
   const cpuBefore = process.cpuUsage()
   const result = await sendFromChildProcess(portal.url, key, bodies, total)
   return { projectId, result, cpu: process.cpuUsage(cpuBefore) }
+}
+
+/**
+ * The two halves of a capture's work, each alone in this process with nothing else to do: grouping
+ * (stack parsing and fingerprinting) and storing (the same occurrences recorded through the portal's
+ * storage, CONNECTIONS to a transaction: the most the load above can put in one). Their sum bounds
+ * what one event loop can capture before HTTP, JSON, validation and auth are counted.
+ */
+async function benchPartsAlone(portal: RunningPortal, token: string) {
+  const { projectId } = await createProject(portal, token, 'parts alone')
+  const bodies = Array.from({ length: GROUPS }, (_, group) => captureBody(group))
+  const receivedAt = Date.now()
+  let started = performance.now()
+  const occurrences = Array.from({ length: CAPTURES }, (_, i) => occurrenceFromCapture(projectId, bodies[i % GROUPS] as CaptureBody, receivedAt))
+  const groupingMicros = ((performance.now() - started) * 1000) / CAPTURES
+  started = performance.now()
+  for (let start = 0; start < CAPTURES; start += CONNECTIONS) {
+    const transaction = occurrences.slice(start, start + CONNECTIONS)
+    await portal.ctx.storage.db.transaction().execute((trx) => recordOccurrences(trx, portal.ctx, transaction))
+  }
+  const storingMicros = ((performance.now() - started) * 1000) / CAPTURES
+  console.log(
+    `alone: grouping ${groupingMicros.toFixed(0)} µs a capture, storing ${storingMicros.toFixed(0)} µs a capture (${CONNECTIONS} a transaction, fsynced) ` +
+      `→ at most ${Math.round(1e6 / (groupingMicros + storingMicros))} captures/s on one event loop before HTTP, JSON, validation and auth`,
+  )
 }
 
 async function benchGroupList(portal: RunningPortal, token: string) {
