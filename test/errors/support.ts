@@ -3,14 +3,12 @@ import type { NotificationType } from '../../src/notifications.ts'
 import { startReceiver } from '../webhooks/receiver.ts'
 
 /**
- * A portal for the errors tests. Load shedding is off: the machine these run on is shared, and a
- * busy neighbour must not turn a grouping assertion into a 503. Captures count against ingest
- * limits, which bursts of concurrent captures here would reach; those limits are tested elsewhere.
+ * A portal for the errors tests. Captures count against ingest limits, which bursts of concurrent
+ * captures here would reach; those limits are tested elsewhere.
  * Webhook endpoints on loopback are allowed, for `watchAnnouncements`.
  */
 export function startErrorsPortal(dialect: Dialect): Promise<TestPortal> {
   return startTestPortal(dialect, {
-    LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
     INGEST_RATE_LIMIT_BATCHES_PER_SECOND: '1000000',
     INGEST_RATE_LIMIT_EVENTS_PER_SECOND: '1000000',
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',

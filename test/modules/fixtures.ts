@@ -33,5 +33,5 @@ export function at(minutes: number, base = Date.parse('2026-03-15T12:00:00.000Z'
  * tests are about, and a busy machine trips the one while seeding many events trips the other.
  */
 export function startReadsPortal(dialect: Dialect): Promise<TestPortal> {
-  return startTestPortal(dialect, { LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '0', INGEST_RATE_LIMIT_EVENTS_PER_SECOND: '1000000' })
+  return startTestPortal(dialect, { INGEST_RATE_LIMIT_EVENTS_PER_SECOND: '1000000' })
 }

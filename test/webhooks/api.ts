@@ -7,8 +7,6 @@ export const FAST_WEBHOOKS = {
   WEBHOOK_RETRY_SCHEDULE: '0.1,0.1',
   WEBHOOK_TIMEOUT_MS: '1000',
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-  // under-pressure counts a start-up that blocks its whole first sample as infinite delay and sheds the next second's requests
-  LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
 }
 
 export async function createEndpoint(t: TestPortal, projectId: string, url: string, extra: Record<string, unknown> = {}) {
