@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createProject, DIALECTS, startTestPortal, type TestPortal } from '../../test/support/portal.ts'
 import { PortalClient, type PortalClientOptions } from '../src/index.ts'
-import { createProjectAt, proxiedClient, proxiedPortal, SDK_TEST_PORTAL_ENV, startRestartablePortal } from './support/portals.ts'
+import { createProjectAt, proxiedClient, proxiedPortal, startRestartablePortal } from './support/portals.ts'
 import { messageCounts, storedEvents } from './support/stored-events.ts'
 
 const FAST_RETRY = { minDelayMs: 20, maxDelayMs: 200 }
@@ -146,7 +146,7 @@ describe(`SDK retries and refusals (portal on ${dialect})`, () => {
 describe(`SDK under the portal's real rate limit (${dialect})`, () => {
   let t: TestPortal
   before(async () => {
-    t = await startTestPortal(dialect, { ...SDK_TEST_PORTAL_ENV, INGEST_RATE_LIMIT_EVENTS_PER_SECOND: '100' })
+    t = await startTestPortal(dialect, { INGEST_RATE_LIMIT_EVENTS_PER_SECOND: '100' })
   })
   after(() => t.close())
 

@@ -8,7 +8,6 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import ts from 'typescript'
 import { createProject, DIALECTS, startTestPortal, type TestPortal } from '../../test/support/portal.ts'
 import { GENERATED_FILE, renderEventTypes } from '../scripts/generate-types.ts'
-import { SDK_TEST_PORTAL_ENV } from './support/portals.ts'
 import { storedEvents } from './support/stored-events.ts'
 
 const SDK_DIR = fileURLToPath(new URL('..', import.meta.url))
@@ -40,7 +39,7 @@ describe('SDK package', () => {
     let t: TestPortal
     let outDir: string
     before(async () => {
-      t = await startTestPortal(DIALECTS[0], SDK_TEST_PORTAL_ENV)
+      t = await startTestPortal(DIALECTS[0])
       outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'portal-sdk-build-'))
     })
     after(async () => {

@@ -17,6 +17,6 @@ export function overloaded(reason: string, retryAfterSeconds: number): ProblemEr
 export function refuseWhenBacklogged(committer: GroupCommitter<any, any>, shedding: Config['loadShedding']): void {
   const { maxPendingEvents, retryAfterSeconds } = shedding
   if (maxPendingEvents > 0 && committer.backlog >= maxPendingEvents) {
-    throw overloaded(`${committer.backlog} events are waiting for the database`, retryAfterSeconds)
+    throw overloaded(`events waiting for the database: ${committer.backlog}, limit ${maxPendingEvents}`, retryAfterSeconds)
   }
 }

@@ -79,7 +79,7 @@ describe('overload', () => {
       const shedBatch = await ingest(t, p, [event('log', { message: 'shed' })])
       assert.equal(shedBatch.status, 503, shedBatch.text)
       assert.equal(shedBatch.body.code, 'overloaded')
-      assert.match(shedBatch.body.detail, /1 events are waiting for the database/)
+      assert.match(shedBatch.body.detail, /events waiting for the database: 1, limit 1/)
       assert.equal(shedBatch.headers.get('retry-after'), '3')
 
       const waitingCapture = capture(t, p, { name: 'WaitingError', message: 'waits for its commit' })

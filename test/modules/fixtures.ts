@@ -28,10 +28,7 @@ export function at(minutes: number, base = Date.parse('2026-03-15T12:00:00.000Z'
   return new Date(base + minutes * 60_000).toISOString()
 }
 
-/**
- * A test portal for reads; load shedding and ingest limits are off because they are not what these
- * tests are about, and a busy machine trips the one while seeding many events trips the other.
- */
+/** A test portal for reads; ingest limits are off because seeding many events would trip them. */
 export function startReadsPortal(dialect: Dialect): Promise<TestPortal> {
   return startTestPortal(dialect, { INGEST_RATE_LIMIT_EVENTS_PER_SECOND: '1000000' })
 }

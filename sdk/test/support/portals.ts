@@ -5,11 +5,6 @@ import { createProject, createTestDatabase, startTestPortal, type Dialect, type 
 import { PortalClient, type PortalClientError, type PortalClientOptions, type RejectedEvent } from '../../src/index.ts'
 import { startFaultProxy, type FaultProxy } from './fault-proxy.ts'
 
-/**
- * Environment for the portals of these tests: load shedding off, because the test process shares its
- * event loop (and a busy machine) with the portal; the 503 a client must survive is injected by the proxy.
- */
-export const SDK_TEST_PORTAL_ENV = { LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '0' }
 
 const BOOTSTRAP_TOKEN = 'pat_sdk_restart_test_admin_token'
 
@@ -34,7 +29,9 @@ export async function startRestartablePortal(dialect: Dialect, env: Record<strin
       PORTAL_DATA_DIR: database.dataDir,
       PORTAL_BOOTSTRAP_TOKEN: BOOTSTRAP_TOKEN,
       LOG_LEVEL: 'silent',
-      ...SDK_TEST_PORTAL_ENV,
+      // As for startTestPortal's portals: this one shares the test's event loop, and the 503 a client
+      // must survive is injected by the proxy.
+      LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
       ...env,
     })
     return startPortal(config, createLogger(config))
@@ -81,7 +78,7 @@ export interface ProxiedPortal {
 export function proxiedPortal(dialect: Dialect, env: Record<string, string> = {}): ProxiedPortal {
   const setup = {} as ProxiedPortal
   before(async () => {
-    setup.t = await startTestPortal(dialect, { ...SDK_TEST_PORTAL_ENV, ...env })
+    setup.t = await startTestPortal(dialect, env)
     setup.proxy = await startFaultProxy(setup.t.url)
   })
   after(async () => {
