@@ -8,6 +8,7 @@ import { createAccessToken, DEFAULT_ORG_ID } from '../src/identity/store.ts'
 import { createLogger, startPortal, type RunningPortal } from '../src/portal.ts'
 import { occurrenceFromCapture, type CaptureBody } from '../src/errors/capture.ts'
 import { recordOccurrences } from '../src/errors/group-store.ts'
+import { withBaseline } from './ingest.ts'
 
 const CAPTURES = 20_000
 const GROUPS = 1_000
@@ -23,7 +24,8 @@ const TIME_LIMIT_MS = 120_000
  * Error capture on SQLite: captures per second over HTTP with 20-frame V8 stacks into 1,000 groups
  * (sent from another process on loopback; a capture counts when its 201 arrives, which is after its
  * commit, and the group totals are checked afterwards), after a warm-up, in three rounds of a fresh
- * project each (the median is the figure), then the group list of a project holding 10,000 groups.
+ * project each (the median is the figure); the same load against a bare server, to read that figure
+ * against this machine; then the group list of a project holding 10,000 groups.
  */
 export async function run() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'portal-bench-errors-'))
@@ -46,6 +48,7 @@ export async function run() {
     for (let round = 1; round <= ROUNDS; round++) rounds.push(await benchCaptures(portal, token, round))
     const median = [...rounds].sort((a, b) => a - b)[Math.floor(ROUNDS / 2)]
     console.log(`captures/s, median of ${ROUNDS} rounds (20-frame stacks, ${GROUPS} new groups a round, SQLite, committed when answered): ${median}   target >= 5000`)
+    await benchBaseline(median)
     await benchPartsAlone(portal, token)
     await benchGroupList(portal, token)
   } finally {
@@ -67,7 +70,8 @@ async function benchCaptures(portal: RunningPortal, token: string, round: number
   const cpuMicros = (cpu.user + cpu.system) / result.ok
   console.log(
     `round ${round}: ${result.ok} answered 201 (${result.failed} other) in ${(result.ms / 1000).toFixed(2)} s over ${CONNECTIONS} connections: ${perSecond} captures/s; ` +
-      `readable in their groups: ${Number((totals as any).captures)} occurrences in ${Number((totals as any).groups)} groups; portal CPU ${cpuMicros.toFixed(0)} µs a capture`,
+      `readable in their groups: ${Number((totals as any).captures)} occurrences in ${Number((totals as any).groups)} groups; ` +
+      `portal CPU ${cpuMicros.toFixed(0)} µs a capture, load process CPU ${result.cpuMicros.toFixed(0)} µs a request`,
   )
   return perSecond
 }
@@ -78,6 +82,27 @@ async function sendCaptures(portal: RunningPortal, token: string, name: string, 
   const cpuBefore = process.cpuUsage()
   const result = await sendFromChildProcess(portal.url, key, bodies, total)
   return { projectId, result, cpu: process.cpuUsage(cpuBefore) }
+}
+
+/**
+ * The same bodies and load against a bare Node server that only reads, parses and answers each
+ * capture (bench/baseline-server.ts): what this machine's two cores allow before any capture work,
+ * the load process's share included. Machines differ severalfold; the ratio travels better.
+ */
+async function benchBaseline(portalMedian: number) {
+  const bodies = Array.from({ length: GROUPS }, (_, group) => JSON.stringify(captureBody(group)))
+  const rounds: number[] = []
+  await withBaseline(async (target) => {
+    for (let round = 1; round <= ROUNDS; round++) {
+      const result = await sendFromChildProcess(target.url, target.key, bodies, CAPTURES)
+      rounds.push(Math.round((result.ok / result.ms) * 1000))
+    }
+  })
+  const median = [...rounds].sort((a, b) => a - b)[Math.floor(ROUNDS / 2)]
+  console.log(
+    `baseline: a bare Node server reading, parsing and answering the same captures under the same load: ${median} captures/s (median of ${rounds.join(', ')}); ` +
+      `the portal's median is ${(portalMedian / median).toFixed(2)} of it, the target ${(5000 / median).toFixed(2)}`,
+  )
 }
 
 /**
@@ -174,6 +199,7 @@ process.stdin.on('end', async () => {
   const pool = new Pool(url, { connections })
   let sent = 0, ok = 0, failed = 0
   const started = performance.now()
+  const cpuBefore = process.cpuUsage()
   async function lane() {
     while (sent < total && performance.now() - started < timeLimitMs) {
       const body = bodies[sent++ % bodies.length]
@@ -185,12 +211,13 @@ process.stdin.on('end', async () => {
   }
   await Promise.all(Array.from({ length: connections }, lane))
   const ms = performance.now() - started
+  const cpu = process.cpuUsage(cpuBefore)
   await pool.close()
-  process.stdout.write(JSON.stringify({ ok, failed, ms }))
+  process.stdout.write(JSON.stringify({ ok, failed, ms, cpuMicros: (cpu.user + cpu.system) / (ok + failed) }))
 })
 `
 
-function sendFromChildProcess(url: string, key: string, bodies: string[], total: number): Promise<{ ok: number; failed: number; ms: number }> {
+function sendFromChildProcess(url: string, key: string, bodies: string[], total: number): Promise<{ ok: number; failed: number; ms: number; cpuMicros: number }> {
   const child = spawn(process.execPath, ['-e', LOAD_SCRIPT], {
     env: { ...process.env, UNDICI: createRequire(import.meta.url).resolve('undici') },
     stdio: ['pipe', 'pipe', 'inherit'],

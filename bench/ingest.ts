@@ -102,7 +102,7 @@ async function measure(target: Target, size: number, overallRate?: number) {
   return { eventsPerSecond: Math.round((result['2xx'] / result.duration) * size), p99: result.latency.p99, p50: result.latency.p50, shed: result.non2xx }
 }
 
-async function withBaseline<T>(run: (target: Target) => Promise<T>): Promise<T> {
+export async function withBaseline<T>(run: (target: Target) => Promise<T>): Promise<T> {
   const port = await freePort()
   const secret = 'whsec_baseline'
   const child = fork(path.join(import.meta.dirname, 'baseline-server.ts'), { env: { ...process.env, PORT: String(port), BENCH_SECRET: secret }, execArgv: ['--import', 'tsx'] })
