@@ -25,7 +25,8 @@ const TIME_LIMIT_MS = 120_000
  * (sent from another process on loopback; a capture counts when its 201 arrives, which is after its
  * commit, and the group totals are checked afterwards), after a warm-up, in three rounds of a fresh
  * project each (the median is the figure); the same load against a bare server, to read that figure
- * against this machine; then the group list of a project holding 10,000 groups.
+ * against this machine; the two halves of a capture's work alone; then the group list of a project
+ * holding 10,000 groups.
  */
 export async function run() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'portal-bench-errors-'))
