@@ -5,7 +5,6 @@ import { createProject, createTestDatabase, startTestPortal, type Dialect, type 
 import { PortalClient, type PortalClientError, type PortalClientOptions, type RejectedEvent } from '../../src/index.ts'
 import { startFaultProxy, type FaultProxy } from './fault-proxy.ts'
 
-
 const BOOTSTRAP_TOKEN = 'pat_sdk_restart_test_admin_token'
 
 /**
