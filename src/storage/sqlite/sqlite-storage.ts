@@ -19,6 +19,8 @@ export function openSqliteStorage(file: string, synchronous: 'full' | 'normal'):
   database.pragma('busy_timeout = 5000')
   database.pragma('foreign_keys = ON')
   database.pragma('cache_size = -65536')
+  // temp_store stays on disk: in memory it would spare the statement journals that multi-row upserts
+  // spill, but SQLite's sorts would then grow without bound (see README, Errors module).
   const db = new Kysely<Database>({ dialect: new PortalSqliteDialect(database) })
 
   return {
