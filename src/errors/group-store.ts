@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely'
 import type { PortalContext } from '../context.ts'
 import { isoTime, newId } from '../ids.ts'
+import { ListStatement, rowWrite, type Storage } from '../storage/storage.ts'
 import type { Grouping } from './fingerprint.ts'
 import type { Frame } from './stack-trace.ts'
 
@@ -72,8 +73,6 @@ interface TouchedGroup {
 export const TAG_KEYS = ['environment', 'release', 'service'] as const
 
 const DAY_MS = 86_400_000
-// SQLite allows 32,766 bound values a statement and PostgreSQL 65,535; stay well under both.
-const MAX_VALUES_PER_STATEMENT = 30_000
 const MAX_KEYS_PER_SELECT = 5_000
 
 /**
@@ -108,11 +107,11 @@ export function lockProjectGroups(trx: Kysely<any>, ctx: PortalContext, projectI
 async function recordProjectOccurrences(trx: Kysely<any>, ctx: PortalContext, projectId: string, items: Occurrence[]): Promise<RecordedOccurrence[]> {
   const fingerprints = await loadFingerprints(trx, [...new Set(items.map((item) => item.grouping.fingerprint))])
   const groups = await loadGroups(trx, [...new Set([...fingerprints.values()].map((row) => row.group_id))])
-  const newFingerprints: Record<string, unknown>[] = []
-  const days = new Map<string, { fingerprint: string; day: number; group_id: string } & Totals>()
-  const tags = new Map<string, { fingerprint: string; key: string; value: string; group_id: string } & Totals>()
+  const newFingerprints: FingerprintInsert[] = []
+  const days = new Map<string, DayTotals>()
+  const tags = new Map<string, TagTotals>()
   const touchedGroups = new Set<TouchedGroup>()
-  const occurrenceRows: ReturnType<typeof occurrenceRow>[] = []
+  const occurrenceRows: OccurrenceRow[] = []
 
   const results = items.map((occurrence) => {
     const fingerprint = occurrence.grouping.fingerprint
@@ -138,11 +137,12 @@ async function recordProjectOccurrences(trx: Kysely<any>, ctx: PortalContext, pr
     return { id: occurrence.id, fingerprint, groupFingerprint: group.row.fingerprint, isNewGroup }
   })
 
-  await upsertGroups(trx, [...touchedGroups].map((group) => group.row))
-  await insertInChunks(newFingerprints, (rows) => trx.insertInto('error_fingerprints').values(rows).execute())
-  await addTotals(trx, 'error_fingerprint_days', ['fingerprint', 'day'], [...days.values()])
-  await addTotals(trx, 'error_fingerprint_tags', ['fingerprint', 'key', 'value'], [...tags.values()])
-  await insertInChunks(occurrenceRows, (rows) => trx.insertInto('error_occurrences').values(rows).execute())
+  const { storage } = ctx
+  await upsertGroups(trx, storage, [...touchedGroups].map((group) => group.row))
+  await storage.writeRows(trx, FINGERPRINT_INSERT, newFingerprints)
+  await storage.writeRows(trx, DAY_TOTALS_UPSERT, [...days.values()])
+  await storage.writeRows(trx, TAG_TOTALS_UPSERT, [...tags.values()])
+  await storage.writeRows(trx, OCCURRENCE_INSERT, occurrenceRows)
   for (const group of touchedGroups) {
     if (group.row.count > OCCURRENCES_KEPT_PER_GROUP) await trimOccurrences(trx, group.row.id)
     if (group.isNew) await ctx.notifications.publish(trx, projectId, 'error.group.created', notificationData(group.row))
@@ -151,13 +151,20 @@ async function recordProjectOccurrences(trx: Kysely<any>, ctx: PortalContext, pr
   return results
 }
 
+const selectFingerprints = new ListStatement(
+  (db, fingerprints: string[]) => db.selectFrom('error_fingerprints').select(['fingerprint', 'group_id']).where('fingerprint', 'in', fingerprints),
+  (fingerprint) => [fingerprint],
+)
+
 async function loadFingerprints(trx: Kysely<any>, fingerprints: string[]): Promise<Map<string, FingerprintRow>> {
-  const rows = await selectIn(fingerprints, (chunk) => trx.selectFrom('error_fingerprints').select(['fingerprint', 'group_id']).where('fingerprint', 'in', chunk).execute())
+  const rows = await selectIn(fingerprints, (chunk) => selectFingerprints.execute<FingerprintRow>(trx, chunk))
   return new Map(rows.map((row) => [row.fingerprint, row]))
 }
 
+const selectGroups = new ListStatement((db, ids: string[]) => db.selectFrom('error_groups').selectAll().where('id', 'in', ids), (id) => [id])
+
 async function loadGroups(trx: Kysely<any>, ids: string[]): Promise<Map<string, TouchedGroup>> {
-  const rows = await selectIn(ids, (chunk) => trx.selectFrom('error_groups').selectAll().where('id', 'in', chunk).execute())
+  const rows = await selectIn(ids, (chunk) => selectGroups.execute<Record<string, any>>(trx, chunk))
   return new Map(rows.map((row) => [row.id, { row: groupRow(row), isNew: false, regressedNow: false }]))
 }
 
@@ -244,46 +251,67 @@ function addToGroup(group: TouchedGroup, occurrence: Occurrence) {
   }
 }
 
+const GROUP_COLUMNS = ['id', 'project_id', 'fingerprint', 'name', 'message', 'status', 'regressed', 'count', 'first_seen', 'last_seen', 'status_changed_at', 'created_at'] as const
+
+const GROUP_UPSERT = rowWrite<GroupRow>(GROUP_COLUMNS, (db, rows) =>
+  db
+    .insertInto('error_groups')
+    .values(rows)
+    .onConflict((conflict) =>
+      conflict.column('id').doUpdateSet((eb) => ({
+        fingerprint: eb.ref('excluded.fingerprint'),
+        name: eb.ref('excluded.name'),
+        message: eb.ref('excluded.message'),
+        status: eb.ref('excluded.status'),
+        regressed: eb.ref('excluded.regressed'),
+        count: eb.ref('excluded.count'),
+        first_seen: eb.ref('excluded.first_seen'),
+        last_seen: eb.ref('excluded.last_seen'),
+        status_changed_at: eb.ref('excluded.status_changed_at'),
+      })),
+    ),
+)
+
 /** Writes whole group rows: new ones are inserted, known ones (read under the lock) take the new totals. */
-export async function upsertGroups(trx: Kysely<any>, rows: GroupRow[]) {
-  await insertInChunks(rows, (chunk) =>
-    trx
-      .insertInto('error_groups')
-      .values(chunk)
-      .onConflict((conflict) =>
-        conflict.column('id').doUpdateSet((eb) => ({
-          fingerprint: eb.ref('excluded.fingerprint'),
-          name: eb.ref('excluded.name'),
-          message: eb.ref('excluded.message'),
-          status: eb.ref('excluded.status'),
-          regressed: eb.ref('excluded.regressed'),
-          count: eb.ref('excluded.count'),
-          first_seen: eb.ref('excluded.first_seen'),
-          last_seen: eb.ref('excluded.last_seen'),
-          status_changed_at: eb.ref('excluded.status_changed_at'),
-        })),
-      )
-      .execute(),
-  )
+export function upsertGroups(trx: Kysely<any>, storage: Storage, rows: GroupRow[]) {
+  return storage.writeRows(trx, GROUP_UPSERT, rows)
 }
 
-/** Adds a batch's counts to stored totals, keeping the earliest first and latest last seen. */
-async function addTotals(trx: Kysely<any>, table: string, key: string[], rows: Totals[]) {
+type DayTotals = { fingerprint: string; day: number; group_id: string } & Totals
+type TagTotals = { fingerprint: string; key: string; value: string; group_id: string } & Totals
+
+const DAY_TOTALS_UPSERT = totalsUpsert<DayTotals>('error_fingerprint_days', ['fingerprint', 'day'], ['group_id'])
+const TAG_TOTALS_UPSERT = totalsUpsert<TagTotals>('error_fingerprint_tags', ['fingerprint', 'key', 'value'], ['group_id'])
+
+/** Adds a batch's counts to stored totals under `key`, keeping the earliest first and latest last seen. */
+function totalsUpsert<R extends Totals>(table: string, key: (keyof R & string)[], other: (keyof R & string)[]) {
   const stored = (column: string) => sql.ref(`${table}.${column}`)
-  await insertInChunks(rows, (chunk) =>
-    trx
+  const columns = [...key, ...other, 'count', 'first_seen', 'last_seen'] as (keyof R & string)[]
+  return rowWrite<R>(columns, (db, rows) =>
+    db
       .insertInto(table)
-      .values(chunk)
+      .values(rows)
       .onConflict((conflict) =>
         conflict.columns(key).doUpdateSet({
           count: sql`${stored('count')} + excluded.count`,
           first_seen: sql`case when excluded.first_seen < ${stored('first_seen')} then excluded.first_seen else ${stored('first_seen')} end`,
           last_seen: sql`case when excluded.last_seen > ${stored('last_seen')} then excluded.last_seen else ${stored('last_seen')} end`,
         }),
-      )
-      .execute(),
+      ),
   )
 }
+
+type FingerprintInsert = FingerprintRow & { project_id: string; algorithm: string; components: string }
+
+const FINGERPRINT_COLUMNS = ['fingerprint', 'group_id', 'project_id', 'algorithm', 'components'] as const
+const FINGERPRINT_INSERT = rowWrite<FingerprintInsert>(FINGERPRINT_COLUMNS, (db, rows) => db.insertInto('error_fingerprints').values(rows))
+
+type OccurrenceRow = ReturnType<typeof occurrenceRow>
+
+const OCCURRENCE_COLUMNS = [
+  'id', 'project_id', 'group_id', 'fingerprint', 'ts', 'received_at', 'name', 'message', 'stack', 'frames', 'release', 'environment', 'service', 'request', 'metadata',
+] as const
+const OCCURRENCE_INSERT = rowWrite<OccurrenceRow>(OCCURRENCE_COLUMNS, (db, rows) => db.insertInto('error_occurrences').values(rows))
 
 function occurrenceRow(occurrence: Occurrence, groupId: string) {
   return {
@@ -322,12 +350,6 @@ export async function trimOccurrences(trx: Kysely<any>, groupId: string) {
     .where('group_id', '=', groupId)
     .where(sql<boolean>`(ts, id) < (${Number(oldestKept.ts)}, ${oldestKept.id})`)
     .execute()
-}
-
-async function insertInChunks<R extends object>(rows: R[], insert: (chunk: R[]) => Promise<unknown>) {
-  if (rows.length === 0) return
-  const perStatement = Math.max(1, Math.floor(MAX_VALUES_PER_STATEMENT / Object.keys(rows[0]).length))
-  for (let start = 0; start < rows.length; start += perStatement) await insert(rows.slice(start, start + perStatement))
 }
 
 function notificationData(row: GroupRow): Record<string, unknown> {

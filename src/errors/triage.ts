@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely'
 import type { PortalContext } from '../context.ts'
 import { ProblemError } from '../http/problem.ts'
 import { newId } from '../ids.ts'
+import type { Storage } from '../storage/storage.ts'
 import { findGroup, groupFingerprints, withNotFound } from './group-reads.ts'
 import { lockProjectGroups, OCCURRENCES_KEPT_PER_GROUP, trimOccurrences, upsertGroups, type GroupRow, type GroupStatus } from './group-store.ts'
 
@@ -36,7 +37,7 @@ export function mergeGroups(ctx: PortalContext, orgId: string, fingerprint: stri
       await trx.updateTable(table).set({ group_id: target.id }).where('group_id', 'in', [...sourceIds]).execute()
     }
     await trx.deleteFrom('error_groups').where('id', 'in', [...sourceIds]).execute()
-    const merged = await refreshGroup(trx, target)
+    const merged = await refreshGroup(trx, ctx.storage, target)
     if (merged.count > OCCURRENCES_KEPT_PER_GROUP) await trimOccurrences(trx, merged.id)
     return merged
   })
@@ -55,14 +56,14 @@ export function unmergeFingerprints(ctx: PortalContext, orgId: string, fingerpri
     const unmerged: GroupRow[] = []
     for (const other of leaving) {
       const row: GroupRow = { ...group, id: newId('grp', now), fingerprint: other, status: 'unresolved', regressed: 0, status_changed_at: null, created_at: now }
-      await upsertGroups(trx, [row])
+      await upsertGroups(trx, ctx.storage, [row])
       for (const table of FINGERPRINT_TABLES) {
         // group_id first: it is what every one of these tables is indexed by.
         await trx.updateTable(table).set({ group_id: row.id }).where('group_id', '=', group.id).where('fingerprint', '=', other).execute()
       }
-      unmerged.push(await refreshGroup(trx, row))
+      unmerged.push(await refreshGroup(trx, ctx.storage, row))
     }
-    return { group: await refreshGroup(trx, group), unmerged }
+    return { group: await refreshGroup(trx, ctx.storage, group), unmerged }
   })
 }
 
@@ -76,7 +77,7 @@ async function withLockedGroup<T>(ctx: PortalContext, orgId: string, fingerprint
 }
 
 /** Recomputes a group's totals from its fingerprints, its text from its latest occurrence, and its primary fingerprint. */
-async function refreshGroup(trx: Kysely<any>, group: GroupRow): Promise<GroupRow> {
+async function refreshGroup(trx: Kysely<any>, storage: Storage, group: GroupRow): Promise<GroupRow> {
   const fingerprints = await groupFingerprints(trx, [group.id])
   const latest = await trx
     .selectFrom('error_occurrences')
@@ -95,6 +96,6 @@ async function refreshGroup(trx: Kysely<any>, group: GroupRow): Promise<GroupRow
     first_seen: Math.min(...fingerprints.map((row) => row.firstSeen)),
     last_seen: Math.max(...fingerprints.map((row) => row.lastSeen)),
   }
-  await upsertGroups(trx, [refreshed])
+  await upsertGroups(trx, storage, [refreshed])
   return refreshed
 }

@@ -1,6 +1,6 @@
 import pg from 'pg'
 import { Kysely, PostgresDialect, sql } from 'kysely'
-import { likePattern, writeHealthProbe, type Storage, type StorageOptions } from '../storage.ts'
+import { likePattern, MAX_VALUES_PER_STATEMENT, writeHealthProbe, type Storage, type StorageOptions } from '../storage.ts'
 import type { Database } from '../tables.ts'
 
 const INT8_OID = 20
@@ -51,6 +51,12 @@ export function openPostgresStorage(url: string, { poolSize, queryTimeoutMs }: P
     },
     async lockInTransaction(trx, name) {
       await sql`select pg_advisory_xact_lock(hashtext(${name}))`.execute(trx)
+    },
+    // One statement per chunk of rows: each statement is a round trip to the server.
+    async writeRows(trx, write, rows) {
+      if (rows.length === 0) return
+      const perStatement = Math.max(1, Math.floor(MAX_VALUES_PER_STATEMENT / write.values(rows[0]).length))
+      for (let start = 0; start < rows.length; start += perStatement) await trx.executeQuery(write.compile(trx, rows.slice(start, start + perStatement)))
     },
     isUnavailable(error) {
       const code = String((error as { code?: unknown })?.code ?? '')
