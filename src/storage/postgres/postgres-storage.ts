@@ -54,6 +54,7 @@ export function openPostgresStorage(url: string, { poolSize, queryTimeoutMs }: P
     },
     // One statement per chunk of rows: each statement is a round trip to the server.
     async writeRows(trx, write, rows) {
+      if (!trx.isTransaction) throw new Error('writeRows runs inside a transaction')
       if (rows.length === 0) return
       const perStatement = Math.max(1, Math.floor(MAX_VALUES_PER_STATEMENT / write.values(rows[0]).length))
       for (let start = 0; start < rows.length; start += perStatement) await trx.executeQuery(write.compile(trx, rows.slice(start, start + perStatement)))

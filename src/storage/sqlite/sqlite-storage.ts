@@ -11,14 +11,15 @@ const UNAVAILABLE_CODES = new Set(['SQLITE_READONLY', 'SQLITE_FULL', 'SQLITE_IOE
 
 const STATEMENT_CACHE_SIZE = 500
 
-export function openSqliteStorage(file: string, synchronous: 'full' | 'normal'): Storage {
+/** `makeWalSync` is for the tests, which watch when the WAL is synced. */
+export function openSqliteStorage(file: string, synchronous: 'full' | 'normal', makeWalSync: (walFile: string) => WalSync = walSync): Storage {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true })
   const database = new SQLite(file)
   const wal = database.pragma('journal_mode = WAL', { simple: true }) === 'wal'
   // full: each commit is fsynced before the portal answers, so an acknowledged event survives power loss;
   // normal: it survives a crash of the portal, and the last commits may be lost if the machine loses power.
   // For full, SQLite itself runs as normal and the driver fsyncs the WAL after each commit, off the event loop.
-  const walSyncer = synchronous === 'full' && wal ? walSync(`${path.resolve(file)}-wal`) : null
+  const walSyncer = synchronous === 'full' && wal ? makeWalSync(`${path.resolve(file)}-wal`) : null
   database.pragma(`synchronous = ${walSyncer ? 'normal' : synchronous}`)
   database.pragma('busy_timeout = 5000')
   database.pragma('foreign_keys = ON')
@@ -54,10 +55,10 @@ export function openSqliteStorage(file: string, synchronous: 'full' | 'normal'):
     // SQLite journals the pages it changes, and past 64 KiB (a capture transaction's upserts pass it) in a
     // temporary file, at about half the cost of the writes themselves.
     async writeRows(trx, write, rows) {
-      if (rows.length === 0) return
       // Only a transaction holds SQLite's one connection while it runs: anywhere else, another caller's
       // transaction could be open on it.
       if (!trx.isTransaction || !database.inTransaction) throw new Error('writeRows runs inside a transaction')
+      if (rows.length === 0) return
       const first = write.compile(trx, rows.slice(0, 1))
       const statement = statements.prepare(first.sql)
       statement.run(first.parameters)

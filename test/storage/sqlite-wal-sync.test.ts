@@ -1,0 +1,180 @@
+import { describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { sql } from 'kysely'
+import { walSync, type WalSync } from '../../src/storage/sqlite/wal-sync.ts'
+import { openSqliteStorage } from '../../src/storage/sqlite/sqlite-storage.ts'
+
+/** Real fsyncs, each held until the test lets it finish, so that a test sees what waits for which. */
+function heldSyncs() {
+  const started: { release(error?: Error): void }[] = []
+  const datasync = async (handle: fs.promises.FileHandle) => {
+    const error = await new Promise<Error | undefined>((release) => started.push({ release }))
+    if (error) throw error
+    await handle.datasync()
+  }
+  return { started, datasync }
+}
+
+/** Whether `promise` has settled, after letting every ready callback run. */
+async function settled(promise: Promise<unknown>): Promise<boolean> {
+  let done = false
+  promise.then(
+    () => (done = true),
+    () => (done = true),
+  )
+  await new Promise((resolve) => setTimeout(resolve, 20))
+  return done
+}
+
+function tempDir() {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'portal-wal-sync-'))
+}
+
+describe('WAL sync', () => {
+  test('a sync asked for while one runs waits for the next one, which callers share', async () => {
+    const dir = tempDir()
+    const file = path.join(dir, 'db-wal')
+    fs.writeFileSync(file, 'frames')
+    const { started, datasync } = heldSyncs()
+    const wal = walSync(file, datasync)
+    try {
+      const first = wal.sync()
+      await settled(first)
+      assert.equal(started.length, 1)
+      // Asked for after the first fsync began: it may not cover what was written since.
+      const second = wal.sync()
+      const third = wal.sync()
+      assert.equal(await settled(second), false)
+      assert.equal(started.length, 1, 'the next fsync starts only once the running one is done')
+      started[0].release()
+      await first
+      assert.equal(await settled(second), false, 'the first fsync does not answer for later callers')
+      assert.equal(started.length, 2, 'the two later callers share one fsync')
+      started[1].release()
+      await Promise.all([second, third])
+      assert.equal(started.length, 2)
+    } finally {
+      await wal.close()
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test('a failed fsync fails its callers, and the next one opens the file again', async () => {
+    const dir = tempDir()
+    const file = path.join(dir, 'db-wal')
+    fs.writeFileSync(file, 'frames')
+    const { started, datasync } = heldSyncs()
+    const wal = walSync(file, datasync)
+    try {
+      const failing = wal.sync()
+      await settled(failing)
+      started[0].release(Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' }))
+      await assert.rejects(failing, { code: 'EIO' })
+      // A WAL that cannot be opened fails the sync rather than passing it.
+      fs.renameSync(file, `${file}.moved`)
+      await assert.rejects(wal.sync(), { code: 'ENOENT' })
+      fs.renameSync(`${file}.moved`, file)
+      const healed = wal.sync()
+      await settled(healed)
+      started[1].release()
+      await healed
+    } finally {
+      await wal.close()
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('SQLite with synchronous = full', () => {
+  /** The storage, and every WAL sync it asks for, held until released. */
+  function open(synchronous: 'full' | 'normal') {
+    const dir = tempDir()
+    const { started, datasync } = heldSyncs()
+    const walFiles: string[] = []
+    const storage = openSqliteStorage(path.join(dir, 'portal.db'), synchronous, (walFile): WalSync => {
+      walFiles.push(walFile)
+      return walSync(walFile, datasync)
+    })
+    return {
+      storage,
+      started,
+      walFiles,
+      async close() {
+        for (const sync of started) sync.release()
+        await storage.close()
+        fs.rmSync(dir, { recursive: true, force: true })
+      },
+    }
+  }
+
+  test('a write resolves once the WAL is synced after its commit; reads and other writes use the connection meanwhile', async () => {
+    const opened = open('full')
+    const db = opened.storage.db as any
+    try {
+      assert.deepEqual(opened.walFiles.map((file) => path.basename(file)), ['portal.db-wal'])
+      const creating = sql`create table t (id integer primary key, v text not null)`.execute(db)
+      await settled(creating)
+      assert.equal(opened.started.length, 1, 'the DDL commit is synced')
+      opened.started[0].release()
+      await creating
+
+      const inserting = db.insertInto('t').values({ id: 1, v: 'one' }).execute()
+      assert.equal(await settled(inserting), false, 'not answered before its commit is on disk')
+      assert.equal(opened.started.length, 2)
+      // The connection is not held during the fsync: a read sees the committed row, and asks for no sync.
+      assert.deepEqual(await db.selectFrom('t').select('v').execute(), [{ v: 'one' }])
+      assert.equal(opened.started.length, 2, 'a read asks for no sync')
+      const transaction = db.transaction().execute(async (trx: any) => {
+        await trx.insertInto('t').values({ id: 2, v: 'two' }).execute()
+        await trx.insertInto('t').values({ id: 3, v: 'three' }).execute()
+      })
+      await settled(transaction)
+      assert.equal(opened.started.length, 2, 'the transaction committed while the first fsync runs, and waits for the next')
+      opened.started[1].release()
+      await inserting
+      await settled(transaction)
+      assert.equal(opened.started.length, 3, 'one fsync for the whole transaction')
+      assert.equal(await settled(transaction), false)
+      opened.started[2].release()
+      await transaction
+      assert.equal((await db.selectFrom('t').select('id').execute()).length, 3)
+    } finally {
+      await opened.close()
+    }
+  })
+
+  test('a failed WAL sync fails the write with an error the portal reads as the database being unavailable', async () => {
+    const opened = open('full')
+    const db = opened.storage.db as any
+    try {
+      const creating = sql`create table t (id integer primary key)`.execute(db)
+      await settled(creating)
+      opened.started[0].release()
+      await creating
+      const inserting = db.insertInto('t').values({ id: 1 }).execute()
+      await settled(inserting)
+      opened.started[1].release(Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' }))
+      const error = await inserting.then(() => undefined, (caught: unknown) => caught)
+      assert.equal((error as { code?: string })?.code, 'EIO')
+      assert.equal(opened.storage.isUnavailable(error), true)
+    } finally {
+      await opened.close()
+    }
+  })
+
+  test('with synchronous = normal nothing waits for a sync', async () => {
+    const opened = open('normal')
+    const db = opened.storage.db as any
+    try {
+      await sql`create table t (id integer primary key)`.execute(db)
+      await db.insertInto('t').values({ id: 1 }).execute()
+      assert.deepEqual(opened.walFiles, [])
+      assert.equal(opened.started.length, 0)
+    } finally {
+      await opened.close()
+    }
+  })
+})
