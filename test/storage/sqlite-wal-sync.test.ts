@@ -33,14 +33,24 @@ function tempDir() {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'portal-wal-sync-'))
 }
 
+/** A WAL file, and a syncer of it whose fsyncs are held. */
+async function withWal(run: (wal: { wal: WalSync; file: string } & ReturnType<typeof heldSyncs>) => Promise<void>) {
+  const dir = tempDir()
+  const file = path.join(dir, 'db-wal')
+  fs.writeFileSync(file, 'frames')
+  const held = heldSyncs()
+  const wal = walSync(file, held.datasync)
+  try {
+    await run({ wal, file, ...held })
+  } finally {
+    await wal.close()
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+}
+
 describe('WAL sync', () => {
-  test('a sync asked for while one runs waits for the next one, which callers share', async () => {
-    const dir = tempDir()
-    const file = path.join(dir, 'db-wal')
-    fs.writeFileSync(file, 'frames')
-    const { started, datasync } = heldSyncs()
-    const wal = walSync(file, datasync)
-    try {
+  test('a sync asked for while one runs waits for the next one, which callers share', () =>
+    withWal(async ({ wal, started }) => {
       const first = wal.sync()
       await settled(first)
       assert.equal(started.length, 1)
@@ -56,19 +66,11 @@ describe('WAL sync', () => {
       started[1].release()
       await Promise.all([second, third])
       assert.equal(started.length, 2)
-    } finally {
-      await wal.close()
-      fs.rmSync(dir, { recursive: true, force: true })
-    }
-  })
+    }),
+  )
 
-  test('a failed fsync fails its callers, and the next one opens the file again', async () => {
-    const dir = tempDir()
-    const file = path.join(dir, 'db-wal')
-    fs.writeFileSync(file, 'frames')
-    const { started, datasync } = heldSyncs()
-    const wal = walSync(file, datasync)
-    try {
+  test('a failed fsync fails its callers, and the next one opens the file again', () =>
+    withWal(async ({ wal, started, file }) => {
       const failing = wal.sync()
       await settled(failing)
       started[0].release(Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' }))
@@ -81,11 +83,8 @@ describe('WAL sync', () => {
       await settled(healed)
       started[1].release()
       await healed
-    } finally {
-      await wal.close()
-      fs.rmSync(dir, { recursive: true, force: true })
-    }
-  })
+    }),
+  )
 })
 
 describe('SQLite with synchronous = full', () => {
