@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely'
+import { MAX_VALUES_PER_STATEMENT } from '../storage/storage.ts'
 import type { EventModule, GroupSummary } from './module.ts'
 
 interface SummaryRow {
@@ -10,9 +11,6 @@ interface SummaryRow {
   last_event_id: string
   [column: string]: unknown
 }
-
-// Bound values per statement, under SQLite's 32,766.
-const MAX_VALUES_PER_STATEMENT = 30_000
 
 /** The key of a group in its summary table: its column values as a JSON array (nulls included). */
 export function groupKeyOf(columns: string[], row: Record<string, unknown>): string {

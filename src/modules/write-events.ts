@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely'
 import type { PortalContext } from '../context.ts'
+import { MAX_VALUES_PER_STATEMENT } from '../storage/storage.ts'
 import { updateGroupSummaries } from './group-summaries.ts'
 import type { EventModule, StoredEvent } from './module.ts'
 
@@ -9,9 +10,6 @@ export interface AcceptedEvent {
   event: StoredEvent
   dataJson: string
 }
-
-// SQLite allows 32,766 bound values a statement and PostgreSQL 65,535; stay well under both.
-const MAX_VALUES_PER_STATEMENT = 30_000
 
 /** Inserts accepted events into their modules' tables and runs each module's follow-up, inside `trx`. */
 export async function writeEvents(trx: Kysely<any>, ctx: PortalContext, accepted: AcceptedEvent[]): Promise<void> {
