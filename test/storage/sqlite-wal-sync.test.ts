@@ -18,6 +18,11 @@ function heldSyncs() {
   return { started, datasync }
 }
 
+/** Waits (up to 5 s: a loaded machine's thread pool may be slow to open the file) until `count` fsyncs have begun. */
+async function untilStarted(started: unknown[], count: number) {
+  for (let waited = 0; started.length < count && waited < 5000; waited += 5) await new Promise((resolve) => setTimeout(resolve, 5))
+}
+
 /** Whether `promise` has settled, after letting every ready callback run. */
 async function settled(promise: Promise<unknown>): Promise<boolean> {
   let done = false
@@ -52,7 +57,7 @@ describe('WAL sync', () => {
   test('a sync asked for while one runs waits for the next one, which callers share', () =>
     withWal(async ({ wal, started }) => {
       const first = wal.sync()
-      await settled(first)
+      await untilStarted(started, 1)
       assert.equal(started.length, 1)
       // Asked for after the first fsync began: it may not cover what was written since.
       const second = wal.sync()
@@ -62,6 +67,7 @@ describe('WAL sync', () => {
       started[0].release()
       await first
       assert.equal(await settled(second), false, 'the first fsync does not answer for later callers')
+      await untilStarted(started, 2)
       assert.equal(started.length, 2, 'the two later callers share one fsync')
       started[1].release()
       await Promise.all([second, third])
@@ -72,7 +78,7 @@ describe('WAL sync', () => {
   test('a failed fsync fails its callers, and the next one opens the file again', () =>
     withWal(async ({ wal, started, file }) => {
       const failing = wal.sync()
-      await settled(failing)
+      await untilStarted(started, 1)
       started[0].release(Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' }))
       await assert.rejects(failing, { code: 'EIO' })
       // A WAL that cannot be opened fails the sync rather than passing it.
@@ -80,7 +86,7 @@ describe('WAL sync', () => {
       await assert.rejects(wal.sync(), { code: 'ENOENT' })
       fs.renameSync(`${file}.moved`, file)
       const healed = wal.sync()
-      await settled(healed)
+      await untilStarted(started, 2)
       started[1].release()
       await healed
     }),
@@ -115,12 +121,13 @@ describe('SQLite with synchronous = full', () => {
     try {
       assert.deepEqual(opened.walFiles.map((file) => path.basename(file)), ['portal.db-wal'])
       const creating = sql`create table t (id integer primary key, v text not null)`.execute(db)
-      await settled(creating)
+      await untilStarted(opened.started, 1)
       assert.equal(opened.started.length, 1, 'the DDL commit is synced')
       opened.started[0].release()
       await creating
 
       const inserting = db.insertInto('t').values({ id: 1, v: 'one' }).execute()
+      await untilStarted(opened.started, 2)
       assert.equal(await settled(inserting), false, 'not answered before its commit is on disk')
       assert.equal(opened.started.length, 2)
       // The connection is not held during the fsync: a read sees the committed row, and asks for no sync.
@@ -134,7 +141,7 @@ describe('SQLite with synchronous = full', () => {
       assert.equal(opened.started.length, 2, 'the transaction committed while the first fsync runs, and waits for the next')
       opened.started[1].release()
       await inserting
-      await settled(transaction)
+      await untilStarted(opened.started, 3)
       assert.equal(opened.started.length, 3, 'one fsync for the whole transaction')
       assert.equal(await settled(transaction), false)
       opened.started[2].release()
@@ -150,11 +157,11 @@ describe('SQLite with synchronous = full', () => {
     const db = opened.storage.db as any
     try {
       const creating = sql`create table t (id integer primary key)`.execute(db)
-      await settled(creating)
+      await untilStarted(opened.started, 1)
       opened.started[0].release()
       await creating
       const inserting = db.insertInto('t').values({ id: 1 }).execute()
-      await settled(inserting)
+      await untilStarted(opened.started, 2)
       opened.started[1].release(Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' }))
       const error = await inserting.then(() => undefined, (caught: unknown) => caught)
       assert.equal((error as { code?: string })?.code, 'EIO')
