@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { computeGrouping, GROUPING_ALGORITHM } from '../../src/errors/fingerprint.ts'
+import { computeGrouping, fileBasename, GROUPING_ALGORITHM } from '../../src/errors/fingerprint.ts'
 import { GOLDEN_INPUTS, GOLDEN_PROJECT } from './golden-inputs.ts'
 
 // Pinned output of grouping algorithm v1. If one of these moves, groups of every install split:
@@ -66,6 +66,22 @@ describe('fingerprint algorithm v1 (golden)', () => {
   test('an override of only {{ default }} is the computed fingerprint', () => {
     const input = { ...GOLDEN_INPUTS['v8 stack'], override: ['{{default}}'] }
     assert.equal(computeGrouping(GOLDEN_PROJECT, input).fingerprint, GOLDEN_FINGERPRINTS['v8 stack'])
+  })
+
+  test('a file counts by its lower-cased base name, without query, fragment or a content hash of 8 or more hex digits', () => {
+    const cases: [string, string][] = [
+      ['/srv/app/Main.3f9a2b1c.js', 'main.js'],
+      ['https://cdn.example.com/static/js/main-3f9a2b1c4d.chunk.js?v=2#x', 'main.chunk.js'],
+      ['runtime~main.0a1b2c3d4e5f6a7b.js', 'runtime~main.js'],
+      ['C:\\app\\src\\Users.ts', 'users.ts'],
+      // not content hashes: no separator before, no digit, 7 digits, no extension after, not all hex
+      ['abcdef12.js', 'abcdef12.js'],
+      ['/a/vendor.deadbeefcafe.min.js', 'vendor.deadbeefcafe.min.js'],
+      ['/a/app.1234567.js', 'app.1234567.js'],
+      ['/a/app.12345678', 'app.12345678'],
+      ['/a/b.c0ffee12-7.js', 'b.c0ffee12-7.js'],
+    ]
+    for (const [path, base] of cases) assert.equal(fileBasename(path), base, path)
   })
 
   test('the same input in another project has another fingerprint', () => {
