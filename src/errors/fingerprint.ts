@@ -120,8 +120,8 @@ function afterLastSeparator(path: string): number {
 }
 
 /**
- * Whether a `.` follows a `.` or `-` by more than 8 characters, as it must after a content hash; the
- * replacement above costs ten times this test, and most base names hold no hash.
+ * Whether a `.` follows a `.` or `-` by more than 8 characters, as it must after a content hash: most
+ * base names hold none, and this loop costs less than the replacement above.
  */
 function mayHoldContentHash(base: string): boolean {
   let separator = -1

@@ -83,7 +83,7 @@ export function v8Frame(line: string): Frame | undefined {
 
 /**
  * The usual V8 line, `at [async ][new ]fn (file:line:col)` ending at its `)`, read by index as
- * V8_CALL and LOCATION match it, in a third of their time: every capture parses some 20 of them.
+ * V8_CALL and LOCATION match it, for less than they cost: every capture parses some 20 of them.
  * Undefined for a line it does not take (anything after the `)`, an eval site), which the patterns
  * then read. `start` is the line without its leading white space, so it begins with `at `, and the
  * stack holds no line terminator that `.` would stop at.
