@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Config } from './config.ts'
+import type { ApiKeyPrincipalCache } from './http/auth.ts'
 import type { OidcVerifier } from './identity/oidc.ts'
 import type { SecretBox } from './identity/secrets.ts'
 import type { IngestRateLimiter } from './ingest/rate-limit.ts'
@@ -12,6 +13,8 @@ export interface PortalContext {
   storage: Storage
   secretBox: SecretBox
   rateLimiter: IngestRateLimiter
+  /** API-key principals of recent requests; `forget()` after changing a key, a project or its ingest limit */
+  apiKeyPrincipals: ApiKeyPrincipalCache
   notifications: Notifications
   /** set when AUTH_JWKS_URL is: OIDC bearer JWTs are accepted beside access tokens */
   oidc: OidcVerifier | undefined

@@ -4,6 +4,7 @@ import type { Config } from './config.ts'
 import type { PortalContext } from './context.ts'
 import { bootstrapAdmin } from './identity/store.ts'
 import { createOidcVerifier } from './identity/oidc.ts'
+import { ApiKeyPrincipalCache } from './http/auth.ts'
 import { createSecretBox, loadServerKey } from './identity/secrets.ts'
 import { deleteExpiredIdempotencyKeys } from './ingest/idempotency.ts'
 import { createMemoryRateLimiter, createRedisRateLimiter } from './ingest/rate-limit.ts'
@@ -104,6 +105,7 @@ export async function startPortal(config: Config, log: Logger = createLogger(con
     storage,
     secretBox: createSecretBox(loadServerKey(config.secretKey, config.dataDir)),
     rateLimiter,
+    apiKeyPrincipals: new ApiKeyPrincipalCache(),
     notifications,
     log,
     oidc: config.oidc && createOidcVerifier(config.oidc, storage.db),

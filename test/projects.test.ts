@@ -1,7 +1,8 @@
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createAccessToken, createOrganization } from '../src/identity/store.ts'
-import { DIALECTS, createProject, event, ingest, startTestPortal, type TestPortal } from './support/portal.ts'
+import { API_KEY_CACHE_MS, ApiKeyPrincipalCache } from '../src/http/auth.ts'
+import { DIALECTS, createProject, createTestDatabase, event, ingest, startTestPortal, startTestPortalOn, type TestPortal } from './support/portal.ts'
 
 for (const dialect of DIALECTS) {
   describe(`projects and API keys on ${dialect}`, () => {
@@ -113,6 +114,7 @@ for (const dialect of DIALECTS) {
 
     test('revoking a key is recorded, and the key is refused from then on', async () => {
       const p = await createProject(t, 'revoke')
+      assert.equal((await ingest(t, p, [event('log', { message: 'before revoke' })])).status, 200, 'the key in use, so its principal is kept')
       const revoked = await t.request('DELETE', `/api/projects/${p.id}/keys/${p.keyId}`, { token: t.adminToken })
       assert.equal(revoked.status, 204)
       const list = await t.request('GET', `/api/projects/${p.id}/keys`, { token: t.adminToken })
@@ -168,3 +170,65 @@ for (const dialect of DIALECTS) {
     })
   })
 }
+
+for (const dialect of DIALECTS) {
+  describe(`API keys across two portals on one ${dialect} database`, () => {
+    test('a key revoked or a project deleted through one portal is refused by the other within API_KEY_CACHE_MS', async () => {
+      const database = await createTestDatabase(dialect)
+      const first = await startTestPortalOn(dialect, database)
+      const second = await startTestPortalOn(dialect, database)
+      try {
+        const revoked = await createProject(first, 'revoked elsewhere')
+        const deleted = await createProject(first, 'deleted elsewhere')
+        for (const p of [revoked, deleted]) assert.equal((await ingest(second, p, [event('log', { message: 'kept' })])).status, 200)
+        assert.equal((await first.request('DELETE', `/api/projects/${revoked.id}/keys/${revoked.keyId}`, { token: first.adminToken })).status, 204)
+        assert.equal((await first.request('DELETE', `/api/projects/${deleted.id}`, { token: first.adminToken })).status, 204)
+        // The second portal may still take them until its kept principals expire, never after.
+        await new Promise((resolve) => setTimeout(resolve, API_KEY_CACHE_MS + 100))
+        for (const p of [revoked, deleted]) assert.equal((await ingest(second, p, [event('log', { message: 'refused' })])).status, 401)
+      } finally {
+        await second.close()
+        await first.close()
+        await database.drop()
+      }
+    })
+  })
+}
+
+describe('kept API-key principals', () => {
+  const principal = { kind: 'apiKey' as const, keyId: 'key_1', orgId: 'org_1', projectId: 'prj_1', webhookSecretEncrypted: 'sealed', projectEventsPerSecond: null }
+
+  test('a found key is looked up once until it expires; an unknown key every time', async () => {
+    const cache = new ApiKeyPrincipalCache(50)
+    let loads = 0
+    const found = async () => (loads++, principal)
+    assert.equal(await cache.lookup('a', found), principal)
+    assert.equal(await cache.lookup('a', found), principal)
+    assert.equal(loads, 1)
+    await new Promise((resolve) => setTimeout(resolve, 60))
+    await cache.lookup('a', found)
+    assert.equal(loads, 2, 'looked up again once expired')
+    let misses = 0
+    const unknown = async () => void misses++
+    assert.equal(await cache.lookup('b', unknown), undefined)
+    assert.equal(await cache.lookup('b', unknown), undefined)
+    assert.equal(misses, 2)
+  })
+
+  test('forget drops what is kept, and a lookup running when it is called is not kept', async () => {
+    const cache = new ApiKeyPrincipalCache(60_000)
+    let loads = 0
+    const found = async () => (loads++, principal)
+    await cache.lookup('a', found)
+    cache.forget()
+    await cache.lookup('a', found)
+    assert.equal(loads, 2)
+    let release!: () => void
+    const overtaken = cache.lookup('c', () => new Promise((resolve) => (release = () => resolve(principal))))
+    cache.forget()
+    release()
+    assert.equal(await overtaken, principal)
+    await cache.lookup('c', found)
+    assert.equal(loads, 3, 'what the overtaken lookup read was not kept')
+  })
+})

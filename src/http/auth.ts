@@ -29,6 +29,46 @@ export type Principal =
       projectEventsPerSecond: number | null
     }
 
+type ApiKeyPrincipal = Extract<Principal, { kind: 'apiKey' }>
+
+/** How long an API key's principal is used without a lookup: how late another portal sees a revocation. */
+export const API_KEY_CACHE_MS = 1_000
+const MAX_CACHED_API_KEYS = 10_000
+
+/**
+ * API-key principals by key hash, kept for API_KEY_CACHE_MS after their lookup. Every ingest batch and
+ * error capture authenticates with a key, and on SQLite the lookup waits for the one connection behind
+ * the transaction being committed. A portal that revokes a key, deletes a project or changes its ingest
+ * limit calls `forget` and sees the change at once; another portal sees it within API_KEY_CACHE_MS.
+ * Unknown keys are never kept, so a new key works at once.
+ */
+export class ApiKeyPrincipalCache {
+  private readonly entries = new Map<string, { principal: ApiKeyPrincipal; expiresAt: number }>()
+  /** Moves on every `forget`: a lookup that a forget overtook may have read what was forgotten. */
+  private generation = 0
+
+  constructor(private readonly ttlMs = API_KEY_CACHE_MS) {}
+
+  async lookup(keyHash: string, load: () => Promise<ApiKeyPrincipal | undefined>): Promise<ApiKeyPrincipal | undefined> {
+    const startedAt = Date.now()
+    const cached = this.entries.get(keyHash)
+    if (cached && cached.expiresAt > startedAt) return cached.principal
+    const generation = this.generation
+    const principal = await load()
+    if (principal && generation === this.generation) {
+      if (this.entries.size >= MAX_CACHED_API_KEYS) this.entries.clear()
+      this.entries.set(keyHash, { principal, expiresAt: startedAt + this.ttlMs })
+    }
+    return principal
+  }
+
+  /** Drops every kept principal; called when a key, its project or the project's limit changes. */
+  forget(): void {
+    this.generation++
+    this.entries.clear()
+  }
+}
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     access?: Access
@@ -109,8 +149,11 @@ async function resolvePrincipal(ctx: PortalContext, lookups: CredentialLookups, 
   const token = match[1]
   const hash = sha256Hex(token)
   if (token.startsWith('pk_')) {
-    const [row] = await lookups.apiKey(hash)
-    if (row) return { kind: 'apiKey', ...row }
+    const principal = await ctx.apiKeyPrincipals.lookup(hash, async () => {
+      const [row] = await lookups.apiKey(hash)
+      return row && { kind: 'apiKey', ...row }
+    })
+    if (principal) return principal
   } else if (token.startsWith('pat_')) {
     const [row] = await lookups.accessToken(hash)
     if (row) return { kind: 'accessToken', ...row }

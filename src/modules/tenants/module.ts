@@ -17,7 +17,7 @@ export const tenantsModule = defineModule({
     tenant: columnEquals('tenant_project_id', Type.String({ description: 'the project the tenant events describe' })),
   },
   // A project's own tenant events set its ingest limit; the limiter caps it at the install's limit.
-  async afterWrite(trx, events) {
+  async afterWrite(trx, events, ctx) {
     const latestLimit = new Map<string, { ts: number; limit: number }>()
     for (const event of events) {
       const limit = event.data.ingestLimitPerSecond
@@ -28,6 +28,8 @@ export const tenantsModule = defineModule({
     for (const [projectId, { limit }] of latestLimit) {
       await trx.updateTable('projects').set({ ingest_events_per_second: limit }).where('id', '=', projectId).execute()
     }
+    // Before the commit, so a lookup racing it may keep the old limit: for at most API_KEY_CACHE_MS.
+    if (latestLimit.size > 0) ctx.apiKeyPrincipals.forget()
   },
   summaries: {
     plans: { table: 'tenant_plan_summary', columns: ['tenant_project_id'] },
