@@ -236,9 +236,11 @@ function startLoadProcess() {
   const waiting: { resolve: (result: LoadResult) => void; reject: (error: Error) => void }[] = []
   child.stdout.setEncoding('utf8')
   createInterface({ input: child.stdout }).on('line', (line) => waiting.shift()?.resolve(JSON.parse(line)))
-  child.once('exit', (code) => {
-    for (const round of waiting.splice(0)) round.reject(new Error(`load process exited with ${code}`))
-  })
+  const failAll = (error: Error) => {
+    for (const round of waiting.splice(0)) round.reject(error)
+  }
+  child.once('error', failAll)
+  child.once('exit', (code) => failAll(new Error(`load process exited with ${code}`)))
   return {
     send(url: string, key: string, bodies: string[], total: number): Promise<LoadResult> {
       child.stdin.write(JSON.stringify({ url, key, bodies, total, connections: CONNECTIONS, timeLimitMs: TIME_LIMIT_MS }) + '\n')
