@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { sql } from 'kysely'
+import { sql, type RawBuilder } from 'kysely'
 import { walSync, type WalSync } from '../../src/storage/sqlite/wal-sync.ts'
 import { openSqliteStorage } from '../../src/storage/sqlite/sqlite-storage.ts'
 
@@ -94,37 +94,39 @@ describe('WAL sync', () => {
 })
 
 describe('SQLite with synchronous = full', () => {
-  /** The storage, and every WAL sync it asks for, held until released. */
-  function open(synchronous: 'full' | 'normal') {
+  type Opened = { storage: ReturnType<typeof openSqliteStorage>; walFiles: string[] } & ReturnType<typeof heldSyncs>
+
+  /** Runs `run` on a SQLite storage whose every WAL sync is held until released, then closes it. */
+  async function withStorage(synchronous: 'full' | 'normal', run: (opened: Opened, db: any) => Promise<void>) {
     const dir = tempDir()
-    const { started, datasync } = heldSyncs()
+    const syncs = heldSyncs()
     const walFiles: string[] = []
     const storage = openSqliteStorage(path.join(dir, 'portal.db'), synchronous, (walFile): WalSync => {
       walFiles.push(walFile)
-      return walSync(walFile, datasync)
+      return walSync(walFile, syncs.datasync)
     })
-    return {
-      storage,
-      started,
-      walFiles,
-      async close() {
-        for (const sync of started) sync.release()
-        await storage.close()
-        fs.rmSync(dir, { recursive: true, force: true })
-      },
+    try {
+      await run({ storage, walFiles, ...syncs }, storage.db)
+    } finally {
+      for (const sync of syncs.started) sync.release()
+      await storage.close()
+      fs.rmSync(dir, { recursive: true, force: true })
     }
   }
 
-  test('a write resolves once the WAL is synced after its commit; reads and other writes use the connection meanwhile', async () => {
-    const opened = open('full')
-    const db = opened.storage.db as any
-    try {
+  /** Runs the first statement, a CREATE TABLE, and lets the WAL sync that its commit asks for through. */
+  async function createTable(opened: Opened, create: RawBuilder<unknown>) {
+    const creating = create.execute(opened.storage.db)
+    await untilStarted(opened.started, 1)
+    assert.equal(opened.started.length, 1, 'the DDL commit is synced')
+    opened.started[0].release()
+    await creating
+  }
+
+  test('a write resolves once the WAL is synced after its commit; reads and other writes use the connection meanwhile', () =>
+    withStorage('full', async (opened, db) => {
       assert.deepEqual(opened.walFiles.map((file) => path.basename(file)), ['portal.db-wal'])
-      const creating = sql`create table t (id integer primary key, v text not null)`.execute(db)
-      await untilStarted(opened.started, 1)
-      assert.equal(opened.started.length, 1, 'the DDL commit is synced')
-      opened.started[0].release()
-      await creating
+      await createTable(opened, sql`create table t (id integer primary key, v text not null)`)
 
       const inserting = db.insertInto('t').values({ id: 1, v: 'one' }).execute()
       await untilStarted(opened.started, 2)
@@ -147,40 +149,27 @@ describe('SQLite with synchronous = full', () => {
       opened.started[2].release()
       await transaction
       assert.equal((await db.selectFrom('t').select('id').execute()).length, 3)
-    } finally {
-      await opened.close()
-    }
-  })
+    }),
+  )
 
-  test('a failed WAL sync fails the write with an error the portal reads as the database being unavailable', async () => {
-    const opened = open('full')
-    const db = opened.storage.db as any
-    try {
-      const creating = sql`create table t (id integer primary key)`.execute(db)
-      await untilStarted(opened.started, 1)
-      opened.started[0].release()
-      await creating
+  test('a failed WAL sync fails the write with an error the portal reads as the database being unavailable', () =>
+    withStorage('full', async (opened, db) => {
+      await createTable(opened, sql`create table t (id integer primary key)`)
       const inserting = db.insertInto('t').values({ id: 1 }).execute()
       await untilStarted(opened.started, 2)
       opened.started[1].release(Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' }))
       const error = await inserting.then(() => undefined, (caught: unknown) => caught)
       assert.equal((error as { code?: string })?.code, 'EIO')
       assert.equal(opened.storage.isUnavailable(error), true)
-    } finally {
-      await opened.close()
-    }
-  })
+    }),
+  )
 
-  test('with synchronous = normal nothing waits for a sync', async () => {
-    const opened = open('normal')
-    const db = opened.storage.db as any
-    try {
+  test('with synchronous = normal nothing waits for a sync', () =>
+    withStorage('normal', async (opened, db) => {
       await sql`create table t (id integer primary key)`.execute(db)
       await db.insertInto('t').values({ id: 1 }).execute()
       assert.deepEqual(opened.walFiles, [])
       assert.equal(opened.started.length, 0)
-    } finally {
-      await opened.close()
-    }
-  })
+    }),
+  )
 })
