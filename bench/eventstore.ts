@@ -8,7 +8,8 @@
 // The appends run in rounds that interleave the candidates (the machine is shared: noise hits each
 // alike); reads interleave too. BENCH_EVENTSTORE_EVENTS (default 1,000,000) scales the event count,
 // BENCH_EVENTSTORE_BATCHES_PER_COMMIT (default 16) the commit grouping, BENCH_EVENTSTORE_RUNS (default
-// 15) the timed runs per read.
+// 15) the timed runs per read, BENCH_EVENTSTORE_CANDIDATES (e.g. `duckdb,outbox-duckdb`) narrows the
+// candidates, for runs at larger counts.
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -26,7 +27,9 @@ const BATCHES_PER_COMMIT = Number(process.env.BENCH_EVENTSTORE_BATCHES_PER_COMMI
 const RUNS = Number(process.env.BENCH_EVENTSTORE_RUNS ?? 15)
 const WARMUP_RUNS = 3
 const ROUNDS = 10
-const CANDIDATES: Candidate[] = [sqliteToday, sqliteLean, sqliteBlocks, duckdb, outboxDuckdb]
+const slug = (candidate: Candidate) => candidate.name.replace(/\W+/g, '-')
+const WANTED = process.env.BENCH_EVENTSTORE_CANDIDATES?.split(',').map((name) => name.trim())
+const CANDIDATES: Candidate[] = [sqliteToday, sqliteLean, sqliteBlocks, duckdb, outboxDuckdb].filter((candidate) => !WANTED || WANTED.includes(slug(candidate)))
 
 interface Loading {
   candidate: Candidate
@@ -107,7 +110,7 @@ async function benchmark(root: string) {
   const bound = bareBound(boundDir)
   const loadings: Loading[] = []
   for (const candidate of CANDIDATES) {
-    const dir = fs.mkdtempSync(path.join(root, `${candidate.name.replace(/\W+/g, '-')}-`))
+    const dir = fs.mkdtempSync(path.join(root, `${slug(candidate)}-`))
     loadings.push({ candidate, dir, store: await candidate.open(dir), ms: 0, cpuUs: 0, roundRates: [] })
   }
   const perRound = Math.ceil(EVENTS / ROUNDS)
