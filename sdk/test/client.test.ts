@@ -1,6 +1,7 @@
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { eventTypes } from '../../src/modules/registry.ts'
 import { DIALECTS, type TestProject } from '../../test/support/portal.ts'
 import { PortalClient, type PortalClientOptions } from '../src/index.ts'
 import { closedPort } from './support/fault-proxy.ts'
@@ -97,7 +98,7 @@ describe(`SDK batching and rejections (portal on ${dialect})`, () => {
       [
         ['audit', 'data.actor: required'],
         ['audit', 'data.statusCode: must be at most 599'],
-        ['nonsense', 'type: must be one of audit, config, cost, deploy, error, feature_flag, log, performance, repository, tenant, trace, video, webhook'],
+        ['nonsense', `type: must be one of ${eventTypes.join(', ')}`],
       ],
     )
     assert.deepEqual((rejected[0].event as any).data, { action: 'no actor' })

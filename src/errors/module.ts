@@ -1,7 +1,7 @@
 import { Type } from 'typebox'
 import type { Kysely } from 'kysely'
 import { columnEquals, defineModule } from '../modules/module.ts'
-import { ErrorPayload } from './payload.ts'
+import { ErrorPayload, errorExamples } from './payload.ts'
 import { errorMigrations } from './migrations.ts'
 import { occurrenceFromEvent } from './capture.ts'
 import { GROUPING_ALGORITHM } from './fingerprint.ts'
@@ -13,6 +13,7 @@ export const errorsModule = defineModule({
   name: 'errors',
   basePath: '/api/errors',
   payload: ErrorPayload,
+  examples: errorExamples,
   check: (d) => (d.name === undefined && d.message === undefined ? 'data.name: required when data.message is absent' : undefined),
   table: 'error_events',
   migrations: errorMigrations,

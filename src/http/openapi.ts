@@ -2,6 +2,7 @@ import fp from 'fastify-plugin'
 import swagger from '@fastify/swagger'
 import { Type } from 'typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { eventTypes } from '../modules/registry.ts'
 import { problemResponses } from './problem.ts'
 
 /** The OpenAPI 3.1 document, generated from the route schemas so that it cannot drift from them. */
@@ -24,7 +25,7 @@ export const openApiPlugin = fp(async (app) => {
         title: 'Observability Portal',
         version: '0.1.0',
         description:
-          'Signed ingest of thirteen event types, module reads, error grouping and webhook delivery. ' +
+          `Signed ingest of ${eventTypes.length} event types (${eventTypes.join(', ')}), module reads, error grouping and webhook delivery. ` +
           'Errors are RFC 9457 problem details with a stable `code`. Lists are `{ data, nextCursor }`, newest first, ' +
           '`limit` (default 50, at most 500) and `cursor`. Unknown query parameters are refused with 400.',
       },

@@ -19,7 +19,10 @@ import { checkEvent, isPlainObject } from './validate-event.ts'
 
 const EventSchema = Type.Union(
   modules.map((module) =>
-    Type.Object({ type: Type.Literal(module.type), ts: Type.String({ format: 'date-time', description: 'ISO 8601 in UTC' }), data: module.payload }),
+    Type.Object(
+      { type: Type.Literal(module.type), ts: Type.String({ format: 'date-time', description: 'ISO 8601 in UTC' }), data: module.payload },
+      { examples: [{ type: module.type, ts: '2026-01-31T12:00:00.000Z', data: module.examples.valid }] },
+    ),
   ),
   { description: 'An event; `type` selects the module and the shape of `data`.' },
 )

@@ -9,6 +9,13 @@ export type EventCheck = { module: EventModule<any>; ts: number; data: Record<st
 
 const validators = new Map([...moduleByType].map(([type, module]) => [type, Compile(module.payload)]))
 
+/** The module's compiled payload check; compiled on first use for a module registered after this file loaded. */
+function validatorOf(module: EventModule<any>) {
+  let validator = validators.get(module.type)
+  if (!validator) validators.set(module.type, (validator = Compile(module.payload)))
+  return validator
+}
+
 // ISO 8601 date-time in UTC: a Z or a zero offset; seconds and fractions optional.
 const UTC_TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(:\d{2}(\.\d{1,9})?)?(Z|[+-]00:?00)$/
 
@@ -30,7 +37,7 @@ export function checkEvent(raw: unknown): EventCheck {
   if (ts === undefined) return { reason: 'ts: must be an ISO 8601 UTC timestamp, e.g. 2026-01-31T12:00:00.000Z' }
   const data = raw.data
   if (!isPlainObject(data)) return { reason: 'data: must be an object' }
-  const validator = validators.get(module.type)!
+  const validator = validatorOf(module)
   if (!validator.Check(data)) return { reason: payloadReasons(module.payload, [...validator.Errors(data)]) }
   const crossField = module.check?.(data)
   if (crossField) return { reason: crossField }

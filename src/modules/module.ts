@@ -43,6 +43,15 @@ export interface GroupSummary {
   columns: string[]
 }
 
+/**
+ * A module's own examples of its payload: `data` it accepts, and `data` it refuses with the reason ingest
+ * gives. Cross-module tests, the isolation seeds and the OpenAPI description take them from the registry.
+ */
+export interface PayloadExamples<P extends TObject> {
+  valid: Static<P> & Record<string, unknown>
+  invalid: { data: Record<string, unknown>; reason: string }
+}
+
 /** A value written to an indexed column of the module's table, taken from the payload. */
 export type ColumnValue = string | number | null
 
@@ -59,6 +68,8 @@ export interface EventModule<P extends TObject = TObject> {
   basePath: string
   /** the shape of `data`: ingest validation, TypeScript types and OpenAPI come from this one schema */
   payload: P
+  /** an event `data` it accepts and one it refuses, with the reason */
+  examples: PayloadExamples<P>
   /** a rule across fields that a schema cannot say readably; returns the rejection reason */
   check?(data: Static<P>): string | undefined
   /** the module's table: id, project_id, ts, received_at, data, and the columns below */

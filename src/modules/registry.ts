@@ -33,3 +33,14 @@ export const modules: EventModule<any>[] = [
 export const moduleByType: ReadonlyMap<string, EventModule<any>> = new Map(modules.map((module) => [module.type, module]))
 
 export const eventTypes: string[] = modules.map((module) => module.type)
+
+/**
+ * Adds a module beyond the list above, to `modules`, `moduleByType` and `eventTypes` alike: a test's
+ * throwaway module proves that everything follows the registry. Call it before the portal is imported.
+ */
+export function registerModule(module: EventModule<any>): void {
+  if (moduleByType.has(module.type)) throw new Error(`event type ${module.type} is registered already`)
+  modules.push(module)
+  ;(moduleByType as Map<string, EventModule<any>>).set(module.type, module)
+  eventTypes.push(module.type)
+}

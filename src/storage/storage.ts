@@ -1,4 +1,5 @@
 import type { Compilable, CompiledQuery, Kysely, RawBuilder, SelectQueryBuilder } from 'kysely'
+import type { PercentileRow } from './percentiles.ts'
 import type { Database } from './tables.ts'
 
 /** Column types that differ between the databases; migrations take them instead of asking which database runs. */
@@ -44,6 +45,12 @@ export interface Storage {
    * writes many rows fastest.
    */
   writeRows<R>(trx: Kysely<any>, write: ListStatement<R>, rows: R[]): Promise<void>
+  /**
+   * Nearest-rank `percentiles` of `value`, with its count, min, max and avg, per group of `columns` over
+   * `values`: the same figures on either database, each computed the way it answers fastest over a month
+   * of values (measured with `npm run bench -- reads`).
+   */
+  percentilesByGroup(values: SelectQueryBuilder<any, any, any>, columns: string[], percentiles: readonly number[]): Promise<PercentileRow[]>
   /** True when an error means the database cannot be reached or written right now. */
   isUnavailable(error: unknown): boolean
   /** Commits a write: a database that answers reads but refuses writes (disk full, I/O errors) fails it. */

@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { columnEquals, defineModule } from '../modules/module.ts'
-import { WebhookAttemptPayload } from './payload.ts'
+import { WebhookAttemptPayload, webhookAttemptExamples } from './payload.ts'
 import { webhookEventMigrations } from './migrations.ts'
 import { startDispatcher } from './dispatcher.ts'
 import { webhookRoutes } from './routes.ts'
@@ -11,6 +11,7 @@ export const webhooksModule = defineModule({
   name: 'webhooks',
   basePath: '/api/webhooks',
   payload: WebhookAttemptPayload,
+  examples: webhookAttemptExamples,
   table: 'webhook_events',
   migrations: webhookEventMigrations,
   columns: (d) => ({ destination: d.destination ?? null, url: d.url, status_code: d.statusCode ?? null }),

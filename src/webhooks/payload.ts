@@ -1,5 +1,6 @@
 import { Type } from 'typebox'
 import { HttpUrl, StatusCode, Text } from '../modules/fields.ts'
+import type { PayloadExamples } from '../modules/module.ts'
 
 /** A `webhook` event: a delivery attempt that an integration made and reports here. */
 export const WebhookAttemptPayload = Type.Object(
@@ -11,3 +12,8 @@ export const WebhookAttemptPayload = Type.Object(
   },
   { additionalProperties: true },
 )
+
+export const webhookAttemptExamples: PayloadExamples<typeof WebhookAttemptPayload> = {
+  valid: { destination: 'billing', url: 'https://hooks.example.com/x', statusCode: 200, attempt: 1 },
+  invalid: { data: { url: 'https://hooks.example.com/x', attempt: 0 }, reason: 'data.attempt: must be at least 1' },
+}

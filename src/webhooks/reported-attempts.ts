@@ -1,6 +1,7 @@
 import { Type } from 'typebox'
 import { sql } from 'kysely'
-import { IsoTime, Nullable, ProjectQuery, isoFromMs, moduleDb, moduleReads, readRoute, requireReadableProject, withinTimeRange } from '../modules/module-reads.ts'
+import { IsoTime, Nullable, ProjectQuery, moduleDb, moduleReads, readRoute, requireReadableProject } from '../modules/read-route.ts'
+import { isoFromMs, withinTimeRange } from '../modules/time-window.ts'
 
 /** A reported attempt's destination: its name, else its URL. */
 const DESTINATION = sql<string>`coalesce(destination, url)`

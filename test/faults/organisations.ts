@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { modules } from '../../src/modules/registry.ts'
 import { createProject, event, ingest, type PortalClient, type TestProject } from '../support/portal.ts'
 import { runPortalCli } from '../support/process.ts'
 import { FAST_WEBHOOKS } from '../webhooks/api.ts'
@@ -38,9 +39,6 @@ export interface Organisation extends OrgTokens {
   deliveryId: string
   /** two error groups of `project` */
   fingerprints: [string, string]
-  flagKey: string
-  jobId: string
-  traceId: string
 }
 
 /** A new organisation with an admin and a viewer token, made the operator's way: the CLI against the portal's database (`env` names it). */
@@ -52,23 +50,13 @@ export async function createOrganisationWithCli(env: Record<string, string>, nam
   return { id, adminToken, viewerToken }
 }
 
-/** Gives the organisation two projects, module events, error groups, a webhook endpoint and a failed delivery. */
+/** Gives the organisation two projects, every module's example event, error groups, a webhook endpoint and a failed delivery. */
 export async function seedOrganisation(t: PortalClient, tokens: OrgTokens): Promise<Organisation> {
   const project = await createProject(t, `${tokens.id} main`, tokens.adminToken)
   const sibling = await createProject(t, `${tokens.id} sibling`, tokens.adminToken)
-  const flagKey = `flag-${tokens.id}`
-  const jobId = `job-${tokens.id}`
-  const traceId = `trace-${tokens.id}`
-  const ingested = await ingest(t, project, [
-    event('log', { message: 'seeded', level: 'error' }),
-    event('audit', { actor: 'ana', action: 'login' }),
-    event('feature_flag', { key: flagKey, enabled: true }),
-    event('tenant', { plan: 'team' }),
-    event('video', { jobId, status: 'done' }),
-    event('trace', { traceId, spanId: 's1', name: 'GET /', service: 'api' }),
-  ])
+  const ingested = await ingest(t, project, modules.map((module) => event(module.type, module.examples.valid)))
   assert.equal(ingested.status, 200, ingested.text)
-  assert.equal(ingested.body.accepted, 6, ingested.text)
+  assert.deepEqual(ingested.body, { accepted: modules.length, rejected: [] })
 
   const fingerprints: string[] = []
   for (const name of ['SeededError', 'OtherSeededError']) {
@@ -92,9 +80,6 @@ export async function seedOrganisation(t: PortalClient, tokens: OrgTokens): Prom
     endpoint: { id: endpoint.body.id, secret: endpoint.body.secret },
     deliveryId: delivered.body.deliveries[0].id,
     fingerprints: fingerprints as [string, string],
-    flagKey,
-    jobId,
-    traceId,
   }
 }
 
@@ -132,39 +117,41 @@ export function operationsOf(document: any): Operation[] {
 
 export const isWrite = (operation: Operation) => operation.method !== 'GET'
 
-// Each path parameter, named by the segment before it, and the resource of the organisation that fills it.
+// Each path parameter that is not a field of a module's events, named by the segment before it, and the resource of the organisation that fills it.
 const PATH_PARAMETERS: Record<string, (org: Organisation) => string> = {
   'projects/{id}': (org) => org.project.id,
   'keys/{kid}': (org) => org.project.keyId,
   'groups/{fingerprint}': (org) => org.fingerprints[0],
-  'flags/{key}': (org) => org.flagKey,
   'plans/{tenantId}': (org) => org.project.id,
-  'traces/{traceId}': (org) => org.traceId,
-  'jobs/{jobId}': (org) => org.jobId,
   'endpoints/{id}': (org) => org.endpoint.id,
   'deliveries/{id}': (org) => org.deliveryId,
 }
 
-// Required query parameters other than project_id, and a value each that is valid.
-const REQUIRED_QUERY: Record<string, string> = { metric: 'http.latency' }
+/** A parameter of a module's read named after a field of its events (`/api/flags/flags/{key}`, `?metric=`): the seeded example's value. */
+function exampleField(template: string, name: string): string | undefined {
+  const module = modules.find((module) => template.startsWith(`${module.basePath}/`))
+  const value = module?.examples.valid[name]
+  return typeof value === 'string' ? value : undefined
+}
 
 /**
  * The operation's URL with its path parameters filled from the organisation's resources (or by
  * `replace`, given each parameter's key, with a path segment sent as it is), its `project_id` set to the organisation's project, and
- * its other required query parameters to valid values.
+ * its other required query parameters to the seeded example's values.
  */
 export function pathOf(operation: Operation, org: Organisation, replace?: (parameterKey: string) => string, query: Record<string, string> = {}): string {
   const path = operation.template.replace(/([^/]+)\/\{(\w+)\}/g, (_whole, segment: string, name: string) => {
     const key = `${segment}/{${name}}`
-    const fill = PATH_PARAMETERS[key]
-    assert.ok(fill, `${operation.method} ${operation.template}: no resource fills ${key}; add it to PATH_PARAMETERS`)
-    return `${segment}/${replace ? replace(key) : encodeURIComponent(fill(org))}`
+    const value = PATH_PARAMETERS[key]?.(org) ?? exampleField(operation.template, name)
+    assert.ok(value !== undefined, `${operation.method} ${operation.template}: no resource fills ${key}; name it after a field of the module's example, or add it to PATH_PARAMETERS`)
+    return `${segment}/${replace ? replace(key) : encodeURIComponent(value)}`
   })
   const search = new URLSearchParams(query)
   if (operation.queryParameters.includes('project_id') && !search.has('project_id')) search.set('project_id', org.project.id)
   for (const name of operation.requiredQuery.filter((name) => name !== 'project_id' && !search.has(name))) {
-    assert.ok(REQUIRED_QUERY[name], `${operation.method} ${operation.template}: add a valid ${name} to REQUIRED_QUERY`)
-    search.set(name, REQUIRED_QUERY[name])
+    const value = exampleField(operation.template, name)
+    assert.ok(value !== undefined, `${operation.method} ${operation.template}: name the required ${name} after a field of the module's example`)
+    search.set(name, value)
   }
   const text = search.toString()
   return text ? `${path}?${text}` : path

@@ -22,9 +22,10 @@ export interface PortalProcess {
 
 /**
  * Runs `portal serve` as its own process (what `npm start` runs) and waits until its health answers ok.
- * Its output comes through pipes, or goes to `logFile` as with `npm start > portal.log`.
+ * Its output comes through pipes, or goes to `logFile` as with `npm start > portal.log`. The wait is long
+ * because `npm test` runs files concurrently: a start competes with other files' portals for the CPU.
  */
-export async function spawnPortal(env: Record<string, string>, { timeoutMs = 30_000, logFile }: { timeoutMs?: number; logFile?: string } = {}): Promise<PortalProcess> {
+export async function spawnPortal(env: Record<string, string>, { timeoutMs = 120_000, logFile }: { timeoutMs?: number; logFile?: string } = {}): Promise<PortalProcess> {
   const port = env.PORT ? Number(env.PORT) : await freePort()
   const logFd = logFile === undefined ? undefined : fs.openSync(logFile, 'a')
   const child = spawn(process.execPath, [PORTAL_BIN, 'serve'], {

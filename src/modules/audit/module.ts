@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { columnEquals, defineModule } from '../module.ts'
-import { AuditPayload } from './payload.ts'
+import { AuditPayload, auditExamples } from './payload.ts'
 import { auditMigrations } from './migrations.ts'
 import { auditReads } from './reads.ts'
 
@@ -9,6 +9,7 @@ export const auditModule = defineModule({
   name: 'audit',
   basePath: '/api/modules/audit',
   payload: AuditPayload,
+  examples: auditExamples,
   table: 'audit_events',
   migrations: auditMigrations,
   columns: (d) => ({ actor: d.actor, action: d.action ?? null, resource: d.resource ?? null, status_code: d.statusCode ?? null }),

@@ -1,5 +1,6 @@
 import { Type } from 'typebox'
 import { Context, NonNegative, StatusCode, Text } from '../fields.ts'
+import type { PayloadExamples } from '../module.ts'
 
 export const AuditPayload = Type.Object(
   {
@@ -16,3 +17,8 @@ export const AuditPayload = Type.Object(
   },
   { additionalProperties: true },
 )
+
+export const auditExamples: PayloadExamples<typeof AuditPayload> = {
+  valid: { actor: 'alice', action: 'login', statusCode: 200, duration: 12.5 },
+  invalid: { data: { action: 'login' }, reason: 'data.actor: required' },
+}

@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { columnEquals, defineModule } from '../module.ts'
-import { ConfigPayload } from './payload.ts'
+import { ConfigPayload, configExamples } from './payload.ts'
 import { configMigrations } from './migrations.ts'
 import { configReads } from './reads.ts'
 
@@ -9,6 +9,7 @@ export const configsModule = defineModule({
   name: 'configs',
   basePath: '/api/modules/configs',
   payload: ConfigPayload,
+  examples: configExamples,
   table: 'config_events',
   migrations: configMigrations,
   columns: (d) => ({ path: d.path, actor: d.actor ?? null }),

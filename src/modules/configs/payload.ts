@@ -1,5 +1,6 @@
 import { Type } from 'typebox'
 import { Text } from '../fields.ts'
+import type { PayloadExamples } from '../module.ts'
 
 export const ConfigPayload = Type.Object(
   {
@@ -9,3 +10,8 @@ export const ConfigPayload = Type.Object(
   },
   { additionalProperties: true },
 )
+
+export const configExamples: PayloadExamples<typeof ConfigPayload> = {
+  valid: { path: 'config/app.yaml', diff: '--- a\n+++ b\n', actor: 'bob' },
+  invalid: { data: { diff: '--- a\n+++ b\n' }, reason: 'data.path: required' },
+}

@@ -1,5 +1,8 @@
 import { Type, type Static } from 'typebox'
-import { IsoTime, Nullable, eventConditions, groupListRoute, isoFromMs, moduleReads, type GroupState, TimeWindowQuery } from '../module-reads.ts'
+import { IsoTime, Nullable, moduleReads } from '../read-route.ts'
+import { isoFromMs, TimeWindowQuery } from '../time-window.ts'
+import { eventConditions, type GroupState } from '../latest-per-group.ts'
+import { groupListRoute } from '../group-routes.ts'
 import type { ConfigPayload } from './payload.ts'
 
 type ConfigData = Static<typeof ConfigPayload>

@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { columnEquals, defineModule } from '../module.ts'
-import { CostPayload } from './payload.ts'
+import { CostPayload, costExamples } from './payload.ts'
 import { costMigrations } from './migrations.ts'
 import { costReads } from './reads.ts'
 
@@ -9,6 +9,7 @@ export const costsModule = defineModule({
   name: 'costs',
   basePath: '/api/modules/costs',
   payload: CostPayload,
+  examples: costExamples,
   table: 'cost_events',
   migrations: costMigrations,
   columns: (d, event) => ({

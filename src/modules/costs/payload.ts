@@ -1,5 +1,6 @@
 import { Type } from 'typebox'
 import { CurrencyCode, Text, YearMonth } from '../fields.ts'
+import type { PayloadExamples } from '../module.ts'
 
 export const CostPayload = Type.Object(
   {
@@ -12,3 +13,8 @@ export const CostPayload = Type.Object(
   },
   { additionalProperties: true },
 )
+
+export const costExamples: PayloadExamples<typeof CostPayload> = {
+  valid: { provider: 'aws', service: 'ec2', amount: 12.34, currency: 'USD', period: '2026-10' },
+  invalid: { data: { amount: 1, currency: 'usd' }, reason: 'data.currency: must be three upper-case letters (ISO 4217)' },
+}

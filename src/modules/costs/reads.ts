@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { badQuery, Nullable, ProjectQuery, moduleDb, moduleReads, readRoute, requireReadableProject } from '../module-reads.ts'
+import { badQuery, Nullable, ProjectQuery, moduleDb, moduleReads, readRoute, requireReadableProject } from '../read-route.ts'
 
 const MONTH = '^[0-9]{4}-(0[1-9]|1[0-2])$'
 const Grouping = Type.Union([Type.Literal('service'), Type.Literal('provider'), Type.Literal('region'), Type.Literal('none')], {

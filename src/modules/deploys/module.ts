@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { columnEquals, defineModule } from '../module.ts'
-import { DeployPayload } from './payload.ts'
+import { DeployPayload, deployExamples } from './payload.ts'
 import { deployMigrations } from './migrations.ts'
 import { deployReads, isFailedDeploy } from './reads.ts'
 
@@ -9,6 +9,7 @@ export const deploysModule = defineModule({
   name: 'deploys',
   basePath: '/api/modules/deploys',
   payload: DeployPayload,
+  examples: deployExamples,
   table: 'deploy_events',
   migrations: deployMigrations,
   columns: (d) => ({ service: d.service, environment: d.environment ?? null, status: d.status ?? null, version: d.version ?? null }),

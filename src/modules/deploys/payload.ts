@@ -1,5 +1,6 @@
 import { Type } from 'typebox'
 import { Text } from '../fields.ts'
+import type { PayloadExamples } from '../module.ts'
 
 export const DeployPayload = Type.Object(
   {
@@ -11,3 +12,8 @@ export const DeployPayload = Type.Object(
   },
   { additionalProperties: true },
 )
+
+export const deployExamples: PayloadExamples<typeof DeployPayload> = {
+  valid: { service: 'api', version: '1.2.3', environment: 'production', status: 'succeeded' },
+  invalid: { data: { version: '1.2.3' }, reason: 'data.service: required' },
+}

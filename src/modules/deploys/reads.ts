@@ -1,5 +1,8 @@
 import { Type } from 'typebox'
-import { IsoTime, Nullable, givenValues, groupListRoute, isoFromMs, moduleReads, type GroupState } from '../module-reads.ts'
+import { IsoTime, Nullable, moduleReads } from '../read-route.ts'
+import { isoFromMs } from '../time-window.ts'
+import { givenValues, type GroupState } from '../latest-per-group.ts'
+import { groupListRoute } from '../group-routes.ts'
 
 /** Statuses that mark a deploy as failed, compared without regard to case. */
 const FAILED_STATUSES = new Set(['failed', 'failure', 'error', 'errored', 'rolled_back', 'rollback'])

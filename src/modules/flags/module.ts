@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { columnEquals, defineModule } from '../module.ts'
-import { FeatureFlagPayload } from './payload.ts'
+import { FeatureFlagPayload, featureFlagExamples } from './payload.ts'
 import { featureFlagMigrations } from './migrations.ts'
 import { flagReads } from './reads.ts'
 
@@ -9,6 +9,7 @@ export const flagsModule = defineModule({
   name: 'flags',
   basePath: '/api/flags',
   payload: FeatureFlagPayload,
+  examples: featureFlagExamples,
   table: 'feature_flag_events',
   migrations: featureFlagMigrations,
   columns: (d) => ({ flag_key: d.key, actor: d.actor ?? null }),

@@ -1,5 +1,6 @@
 import { Type } from 'typebox'
 import { Text } from '../fields.ts'
+import type { PayloadExamples } from '../module.ts'
 
 export const FeatureFlagPayload = Type.Object(
   {
@@ -10,3 +11,8 @@ export const FeatureFlagPayload = Type.Object(
   },
   { additionalProperties: true },
 )
+
+export const featureFlagExamples: PayloadExamples<typeof FeatureFlagPayload> = {
+  valid: { key: 'new-checkout', enabled: true, rollout: 25 },
+  invalid: { data: { key: 'new-checkout', rollout: 101 }, reason: 'data.rollout: must be at most 100' },
+}

@@ -1,5 +1,8 @@
 import { Type, type Static } from 'typebox'
-import { IsoTime, Nullable, groupDetailRoute, groupListRoute, isoFromMs, moduleReads, type GroupState, type HistoryEvent } from '../module-reads.ts'
+import { IsoTime, Nullable, moduleReads } from '../read-route.ts'
+import { isoFromMs } from '../time-window.ts'
+import { type GroupState } from '../latest-per-group.ts'
+import { groupDetailRoute, groupListRoute, type HistoryEvent } from '../group-routes.ts'
 import type { FeatureFlagPayload } from './payload.ts'
 
 type FlagData = Static<typeof FeatureFlagPayload>

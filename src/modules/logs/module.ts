@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { columnEquals, defineModule } from '../module.ts'
-import { LogPayload } from './payload.ts'
+import { LogPayload, logExamples } from './payload.ts'
 import { logMigrations } from './migrations.ts'
 import { logReads } from './reads.ts'
 import { countLevelHours } from './level-hours.ts'
@@ -10,6 +10,7 @@ export const logsModule = defineModule({
   name: 'logs',
   basePath: '/api/modules/logs',
   payload: LogPayload,
+  examples: logExamples,
   table: 'log_events',
   migrations: logMigrations,
   columns: (d) => ({ level: d.level ?? null, module: d.module ?? null, message: d.message }),

@@ -1,5 +1,6 @@
 import { Type } from 'typebox'
 import { Context, Text } from '../fields.ts'
+import type { PayloadExamples } from '../module.ts'
 
 export const LogPayload = Type.Object(
   {
@@ -10,3 +11,8 @@ export const LogPayload = Type.Object(
   },
   { additionalProperties: true },
 )
+
+export const logExamples: PayloadExamples<typeof LogPayload> = {
+  valid: { level: 'info', message: 'hello', module: 'http', fields: { requestId: 'r1' } },
+  invalid: { data: { level: 'info' }, reason: 'data.message: required' },
+}

@@ -1,6 +1,7 @@
 import { Type } from 'typebox'
 import { queryTime } from '../../http/list.ts'
-import { Nullable, ProjectQuery, moduleDb, moduleReads, readRoute, requireReadableProject, TimeWindowQuery } from '../module-reads.ts'
+import { Nullable, ProjectQuery, moduleDb, moduleReads, readRoute, requireReadableProject } from '../read-route.ts'
+import { TimeWindowQuery } from '../time-window.ts'
 import { countLevels } from './level-hours.ts'
 
 const LevelCounts = Type.Object({

@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { columnEquals, defineModule } from '../module.ts'
-import { PerformancePayload } from './payload.ts'
+import { PerformancePayload, performanceExamples } from './payload.ts'
 import { performanceMigrations } from './migrations.ts'
 import { performanceReads } from './reads.ts'
 
@@ -9,6 +9,7 @@ export const performanceModule = defineModule({
   name: 'performance',
   basePath: '/api/modules/performance',
   payload: PerformancePayload,
+  examples: performanceExamples,
   table: 'performance_events',
   migrations: performanceMigrations,
   columns: (d) => ({ service: d.service ?? null, metric: d.metric, value: d.value, unit: d.unit ?? null }),

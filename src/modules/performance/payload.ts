@@ -1,5 +1,6 @@
 import { Type } from 'typebox'
 import { Text } from '../fields.ts'
+import type { PayloadExamples } from '../module.ts'
 
 export const PerformancePayload = Type.Object(
   {
@@ -10,3 +11,8 @@ export const PerformancePayload = Type.Object(
   },
   { additionalProperties: true },
 )
+
+export const performanceExamples: PayloadExamples<typeof PerformancePayload> = {
+  valid: { service: 'api', metric: 'http.latency', value: 12.5, unit: 'ms' },
+  invalid: { data: { metric: 'http.latency', value: 'fast' }, reason: 'data.value: must be a number' },
+}

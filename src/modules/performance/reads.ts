@@ -1,9 +1,10 @@
 import { Type } from 'typebox'
-import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely'
+import { sql } from 'kysely'
 import type { PortalContext } from '../../context.ts'
-import type { Storage } from '../../storage/storage.ts'
+import { rankedPercentiles, type PercentileRow } from '../../storage/percentiles.ts'
 import { queryTime } from '../../http/list.ts'
-import { badQuery, IsoTime, Nullable, ProjectQuery, isoFromMs, moduleDb, moduleReads, readRoute, requireReadableProject, withinTimeRange, TimeWindowQuery } from '../module-reads.ts'
+import { badQuery, IsoTime, Nullable, ProjectQuery, moduleDb, moduleReads, readRoute, requireReadableProject } from '../read-route.ts'
+import { isoFromMs, withinTimeRange, TimeWindowQuery } from '../time-window.ts'
 
 const PERCENTILES = [50, 95, 99] as const
 
@@ -42,80 +43,17 @@ const FilterQuery = {
   service: Type.Optional(Type.String()),
 }
 
-/**
- * count/min/max/avg and nearest-rank percentiles per group, in SQL that runs alike on both databases:
- * each value is ranked within its group (row_number over the sorted values), and the p-th percentile is
- * the smallest value whose rank is at least ⌈p·n/100⌉, written (p·n + 99) / 100 in integer division.
- */
-async function groupStats(db: Kysely<any>, events: SelectQueryBuilder<any, any, any>, groups: { name: string; expression: RawBuilder<unknown> }[]) {
-  const partition = sql.join(groups.map((group) => group.expression))
-  const ranked = events.select([
-    ...groups.map((group) => group.expression.as(group.name)),
-    'value',
-    sql<number>`row_number() over (partition by ${partition} order by value)`.as('value_rank'),
-    sql<number>`count(*) over (partition by ${partition})`.as('n'),
-  ])
-  const names = groups.map((group) => group.name)
-  const rows = await db
-    .selectFrom(ranked.as('ranked'))
-    .select((eb) => [
-      ...names,
-      eb.fn.countAll().as('count'),
-      eb.fn.min('value').as('min'),
-      eb.fn.max('value').as('max'),
-      eb.fn.avg('value').as('avg'),
-      ...PERCENTILES.map((p) => sql<number>`min(case when value_rank >= (${sql.lit(p)} * n + 99) / 100 then value end)`.as(`p${p}`)),
-    ])
-    .groupBy(names)
-    .execute()
-  return rows.map((row) => ({ row, stats: statsOf(row, row) }))
-}
-
-/** The figures of one group, from its aggregate row and the row holding its percentiles. */
-function statsOf(aggregates: Record<string, unknown>, percentiles: Record<string, unknown>) {
+/** The figures of one group, from its row of `percentilesByGroup` or `rankedPercentiles`. */
+function statsOf(row: PercentileRow) {
   return {
-    count: Number(aggregates.count),
-    min: Number(aggregates.min),
-    max: Number(aggregates.max),
-    avg: Math.round(Number(aggregates.avg) * 1e6) / 1e6,
-    p50: Number(percentiles.p50),
-    p95: Number(percentiles.p95),
-    p99: Number(percentiles.p99),
+    count: Number(row.count),
+    min: Number(row.min),
+    max: Number(row.max),
+    avg: Math.round(Number(row.avg) * 1e6) / 1e6,
+    p50: Number(row.p50),
+    p95: Number(row.p95),
+    p99: Number(row.p99),
   }
-}
-
-type SeriesStats = { service: string | null; metric: string; unit: string | null } & Record<'count' | 'min' | 'max' | 'avg' | 'p50' | 'p95' | 'p99', number>
-
-/**
- * The summary's statistics per (service, metric, unit), the same figures either way, by the way each
- * database answers a month of values fastest (measured with `npm run bench -- reads`). PostgreSQL ranks
- * every value in one windowed pass (groupStats). SQLite's window functions are slow at that size
- * (~2.5× slower), but its queries cost no round trip: it reads each percentile at its rank instead,
- * walking the stats index of the series in value order, one short query per series.
- */
-async function summaryStats(storage: Storage, values: SelectQueryBuilder<any, any, any>): Promise<SeriesStats[]> {
-  const db = storage.db as unknown as Kysely<any>
-  if (storage.dialect === 'postgres') {
-    const grouped = await groupStats(db, values, ['service', 'metric', 'unit'].map((name) => ({ name, expression: sql.ref(name) })))
-    return grouped.map(({ row, stats }) => ({ service: row.service as string | null, metric: String(row.metric), unit: row.unit as string | null, ...stats }))
-  }
-  const series = await values
-    .select((eb) => ['service', 'metric', 'unit', eb.fn.countAll().as('count'), eb.fn.min('value').as('min'), eb.fn.max('value').as('max'), eb.fn.avg('value').as('avg')])
-    .groupBy(['service', 'metric', 'unit'])
-    .execute()
-  const stats = []
-  for (const row of series) {
-    const count = Number(row.count)
-    const inSeries = values
-      .where('service', row.service === null ? 'is' : '=', row.service)
-      .where('metric', '=', row.metric)
-      .where('unit', row.unit === null ? 'is' : '=', row.unit)
-    const ranked = await db
-      .selectNoFrom(PERCENTILES.map((p) => inSeries.select('value').orderBy('value').limit(1).offset(Math.floor((p * count + 99) / 100) - 1).as(`p${p}`)))
-      .executeTakeFirstOrThrow()
-    stats.push({ service: row.service as string | null, metric: String(row.metric), unit: row.unit as string | null, ...statsOf(row, ranked) })
-  }
-  return stats
 }
 
 /** The bucket width: the one asked for, else the narrowest that keeps the series within AUTO_BUCKETS points. */
@@ -147,7 +85,8 @@ export const performanceReads = moduleReads((app, ctx) => {
       const { project_id: projectId, from, to, service, metric } = request.query
       await requireReadableProject(ctx, request, projectId)
       const values = projectValues(ctx, projectId, from, to, service)
-      const stats = await summaryStats(ctx.storage, metric === undefined ? values : values.where('metric', '=', metric))
+      const rows = await ctx.storage.percentilesByGroup(metric === undefined ? values : values.where('metric', '=', metric), ['service', 'metric', 'unit'], PERCENTILES)
+      const stats = rows.map((row) => ({ service: row.service as string | null, metric: String(row.metric), unit: row.unit as string | null, ...statsOf(row) }))
       const data = stats.sort((a, b) => String(a.service).localeCompare(String(b.service)) || a.metric.localeCompare(b.metric) || String(a.unit).localeCompare(String(b.unit)))
       return { data }
     },
@@ -178,12 +117,11 @@ export const performanceReads = moduleReads((app, ctx) => {
       const from = isoFromMs(fromMs)
       const to = isoFromMs(toMs)
       const width = BUCKETS[bucket]
-      const stats = await groupStats(moduleDb(ctx), projectValues(ctx, projectId, from, to, service).where('metric', '=', metric), [
-        { name: 'bucket_start', expression: sql`(ts / ${sql.lit(width)}) * ${sql.lit(width)}` },
-      ])
-      const data = stats
-        .sort((a, b) => Number(a.row.bucket_start) - Number(b.row.bucket_start))
-        .map(({ row, stats }) => ({ start: isoFromMs(Number(row.bucket_start)), ...stats }))
+      const buckets = [{ name: 'bucket_start', expression: sql`(ts / ${sql.lit(width)}) * ${sql.lit(width)}` }]
+      const rows = await rankedPercentiles(projectValues(ctx, projectId, from, to, service).where('metric', '=', metric), buckets, PERCENTILES, moduleDb(ctx))
+      const data = rows
+        .sort((a, b) => Number(a.bucket_start) - Number(b.bucket_start))
+        .map((row) => ({ start: isoFromMs(Number(row.bucket_start)), ...statsOf(row) }))
       return { metric, service: service ?? null, bucket, from, to, data }
     },
   )

@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { columnEquals, defineModule } from '../module.ts'
-import { RepositoryPayload } from './payload.ts'
+import { RepositoryPayload, repositoryExamples } from './payload.ts'
 import { repositoryMigrations } from './migrations.ts'
 import { repositoryReads } from './reads.ts'
 
@@ -9,6 +9,7 @@ export const repositoryModule = defineModule({
   name: 'repository',
   basePath: '/api/modules/repository',
   payload: RepositoryPayload,
+  examples: repositoryExamples,
   table: 'repository_events',
   migrations: repositoryMigrations,
   columns: (d) => ({ repo: d.repo, branch: d.branch ?? null, author: d.author ?? null }),

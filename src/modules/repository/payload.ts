@@ -1,5 +1,6 @@
 import { Type } from 'typebox'
 import { RepoName, Text } from '../fields.ts'
+import type { PayloadExamples } from '../module.ts'
 
 export const RepositoryPayload = Type.Object(
   {
@@ -11,3 +12,8 @@ export const RepositoryPayload = Type.Object(
   },
   { additionalProperties: true },
 )
+
+export const repositoryExamples: PayloadExamples<typeof RepositoryPayload> = {
+  valid: { provider: 'github', repo: 'acme/api', branch: 'main', commit: 'abc123', author: 'carol' },
+  invalid: { data: { repo: 'not-a-repo' }, reason: 'data.repo: must be in owner/name form' },
+}

@@ -1,5 +1,8 @@
 import { Type, type Static } from 'typebox'
-import { IsoTime, Nullable, eventConditions, givenValues, groupListRoute, isoFromMs, moduleReads, type GroupState, TimeWindowQuery } from '../module-reads.ts'
+import { IsoTime, Nullable, moduleReads } from '../read-route.ts'
+import { isoFromMs, TimeWindowQuery } from '../time-window.ts'
+import { eventConditions, givenValues, type GroupState } from '../latest-per-group.ts'
+import { groupListRoute } from '../group-routes.ts'
 import type { RepositoryPayload } from './payload.ts'
 
 type RepositoryData = Static<typeof RepositoryPayload>

@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { columnEquals, defineModule } from '../module.ts'
-import { TenantPayload } from './payload.ts'
+import { TenantPayload, tenantExamples } from './payload.ts'
 import { tenantMigrations } from './migrations.ts'
 import { tenantReads } from './reads.ts'
 
@@ -9,6 +9,7 @@ export const tenantsModule = defineModule({
   name: 'tenants',
   basePath: '/api/tenants',
   payload: TenantPayload,
+  examples: tenantExamples,
   table: 'tenant_events',
   migrations: tenantMigrations,
   columns: (d, event) => ({ tenant_project_id: d.projectId ?? event.projectId, plan: d.plan }),

@@ -1,5 +1,6 @@
 import { Type } from 'typebox'
 import { Text } from '../fields.ts'
+import type { PayloadExamples } from '../module.ts'
 
 export const TenantPayload = Type.Object(
   {
@@ -11,3 +12,8 @@ export const TenantPayload = Type.Object(
   },
   { additionalProperties: true },
 )
+
+export const tenantExamples: PayloadExamples<typeof TenantPayload> = {
+  valid: { plan: 'enterprise', ingestLimitPerSecond: 100_000 },
+  invalid: { data: { plan: 'team', ingestLimitPerSecond: 0 }, reason: 'data.ingestLimitPerSecond: must be at least 1' },
+}

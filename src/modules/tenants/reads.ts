@@ -1,6 +1,9 @@
 import { Type, type Static } from 'typebox'
 import type { PortalContext } from '../../context.ts'
-import { IsoTime, Nullable, groupDetailRoute, groupListRoute, isoFromMs, latestKnownValues, moduleReads, type GroupState, type HistoryEvent } from '../module-reads.ts'
+import { IsoTime, Nullable, moduleReads } from '../read-route.ts'
+import { isoFromMs } from '../time-window.ts'
+import { latestKnownValues, type GroupState } from '../latest-per-group.ts'
+import { groupDetailRoute, groupListRoute, type HistoryEvent } from '../group-routes.ts'
 import type { TenantPayload } from './payload.ts'
 
 type TenantData = Static<typeof TenantPayload>

@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { columnEquals, defineModule } from '../module.ts'
-import { TracePayload } from './payload.ts'
+import { TracePayload, traceExamples } from './payload.ts'
 import { traceMigrations } from './migrations.ts'
 import { traceReads } from './reads.ts'
 
@@ -9,6 +9,7 @@ export const tracesModule = defineModule({
   name: 'traces',
   basePath: '/api/traces',
   payload: TracePayload,
+  examples: traceExamples,
   table: 'trace_events',
   migrations: traceMigrations,
   columns: (d) => ({

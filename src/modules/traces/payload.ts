@@ -1,5 +1,6 @@
 import { Type } from 'typebox'
 import { NonNegative, Text } from '../fields.ts'
+import type { PayloadExamples } from '../module.ts'
 
 export const TracePayload = Type.Object(
   {
@@ -12,3 +13,8 @@ export const TracePayload = Type.Object(
   },
   { additionalProperties: true },
 )
+
+export const traceExamples: PayloadExamples<typeof TracePayload> = {
+  valid: { traceId: 't1', spanId: 's1', serviceName: 'api', name: 'GET /', durationMs: 5 },
+  invalid: { data: { traceId: 't1', spanId: 's1', durationMs: -1 }, reason: 'data.durationMs: must be at least 0' },
+}

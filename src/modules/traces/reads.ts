@@ -3,7 +3,8 @@ import { sql } from 'kysely'
 import type { PortalContext } from '../../context.ts'
 import { DEFAULT_LIMIT, List, PageQuery, pageAfter, toPage } from '../../http/list.ts'
 import { ProblemError } from '../../http/problem.ts'
-import { IsoTime, Nullable, ProjectQuery, isoFromMs, moduleDb, moduleReads, readRoute, requireReadableProject, withinTimeRange, TimeWindowQuery } from '../module-reads.ts'
+import { IsoTime, Nullable, ProjectQuery, moduleDb, moduleReads, readRoute, requireReadableProject } from '../read-route.ts'
+import { isoFromMs, withinTimeRange, TimeWindowQuery } from '../time-window.ts'
 
 const MAX_SPANS = 10_000
 

@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { columnEquals, defineModule } from '../module.ts'
-import { VideoPayload } from './payload.ts'
+import { VideoPayload, videoExamples } from './payload.ts'
 import { videoMigrations } from './migrations.ts'
 import { videoReads } from './reads.ts'
 
@@ -9,6 +9,7 @@ export const videoModule = defineModule({
   name: 'video',
   basePath: '/api/video',
   payload: VideoPayload,
+  examples: videoExamples,
   table: 'video_events',
   migrations: videoMigrations,
   columns: (d) => ({ job_id: d.jobId, status: d.status ?? null }),

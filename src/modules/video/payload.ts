@@ -1,5 +1,6 @@
 import { Type } from 'typebox'
 import { HttpUrl, Text } from '../fields.ts'
+import type { PayloadExamples } from '../module.ts'
 
 export const VideoPayload = Type.Object(
   {
@@ -10,3 +11,8 @@ export const VideoPayload = Type.Object(
   },
   { additionalProperties: true },
 )
+
+export const videoExamples: PayloadExamples<typeof VideoPayload> = {
+  valid: { jobId: 'job-1', targetUrl: 'https://example.com/', status: 'done', artifactUrl: 'https://cdn.example.com/v.mp4' },
+  invalid: { data: { jobId: 'job-1', targetUrl: 'ftp://example.com/' }, reason: 'data.targetUrl: must be an absolute http(s) URL' },
+}

@@ -1,6 +1,9 @@
 import { Type, type Static } from 'typebox'
 import type { PortalContext } from '../../context.ts'
-import { IsoTime, Nullable, givenValues, groupDetailRoute, groupListRoute, isoFromMs, latestKnownValues, moduleReads, type GroupState, type HistoryEvent } from '../module-reads.ts'
+import { IsoTime, Nullable, moduleReads } from '../read-route.ts'
+import { isoFromMs } from '../time-window.ts'
+import { givenValues, latestKnownValues, type GroupState } from '../latest-per-group.ts'
+import { groupDetailRoute, groupListRoute, type HistoryEvent } from '../group-routes.ts'
 import type { VideoPayload } from './payload.ts'
 
 type VideoData = Static<typeof VideoPayload>

@@ -1,5 +1,6 @@
 import pg from 'pg'
 import { Kysely, PostgresDialect, sql } from 'kysely'
+import { rankedPercentiles } from '../percentiles.ts'
 import { likePattern, MAX_VALUES_PER_STATEMENT, writeHealthProbe, type Storage, type StorageOptions } from '../storage.ts'
 import type { Database } from '../tables.ts'
 
@@ -35,6 +36,9 @@ export function openPostgresStorage(url: string, { poolSize, queryTimeoutMs }: P
     jsonText: (column, key) => sql<string | null>`${sql.ref(column)} ->> ${key}`,
     jsonPathText: (column, keys) => sql<string | null>`${sql.ref(column)} #>> ${keys}::text[]`,
     containsText: (column, needle) => sql<boolean>`${sql.ref(column)} ilike ${likePattern(needle)} escape '\\'`,
+    // one windowed pass: a query per group would cost a round trip each
+    percentilesByGroup: (values, columns, percentiles) =>
+      rankedPercentiles(values, columns.map((name) => ({ name, expression: sql.ref(name) })), percentiles, db as unknown as Kysely<any>),
     forUpdateSkipLocked: (query) => query.forUpdate().skipLocked() as typeof query,
     async withExclusiveLock(name, run) {
       const client = await pool.connect()

@@ -2,6 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import SQLite from 'better-sqlite3'
 import { Kysely, SqliteDialect, SqliteDriver, sql, type DatabaseConnection, type Driver } from 'kysely'
+import { percentilesAtRanks } from '../percentiles.ts'
 import { likePattern, writeHealthProbe, type Storage } from '../storage.ts'
 import type { Database } from '../tables.ts'
 import { walSync, type WalSync } from './wal-sync.ts'
@@ -45,6 +46,8 @@ export function openSqliteStorage(file: string, synchronous: 'full' | 'normal', 
       return sql<string | null>`(case json_type(${value}) when 'true' then 'true' when 'false' then 'false' else cast(json_extract(${value}) as text) end)`
     },
     containsText: (column, needle) => sql<boolean>`${sql.ref(column)} like ${likePattern(needle)} escape '\\'`,
+    // SQLite's window functions are ~2.5× slower over a month of values, but its queries cost no round trip.
+    percentilesByGroup: (values, columns, percentiles) => percentilesAtRanks(values, columns, percentiles, db as unknown as Kysely<any>),
     // SQLite has one writer at a time: a write transaction already excludes every other claimer.
     forUpdateSkipLocked: (query) => query,
     // One SQLite file has one writer process; the in-process lock is all there is to hold.

@@ -1,92 +1,18 @@
-import { Type, type Static, type TObject, type TProperties, type TSchema } from 'typebox'
-import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify'
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { sql, type Kysely, type SelectQueryBuilder } from 'kysely'
+import { sql, type SelectQueryBuilder } from 'kysely'
 import type { PortalContext } from '../context.ts'
-import { accessPrincipal } from '../http/auth.ts'
-import { DEFAULT_LIMIT, List, PageQuery, pageAfter, queryTime, toPage, type Page } from '../http/list.ts'
-import { ProblemError, problemResponses } from '../http/problem.ts'
+import { DEFAULT_LIMIT, type Page } from '../http/list.ts'
+import { ProblemError } from '../http/problem.ts'
 import { decodeCursor, encodeCursor } from '../ids.ts'
-import { findProject } from '../projects/store.ts'
 import { groupKeyOf } from './group-summaries.ts'
 import type { EventModule, GroupSummary } from './module.ts'
-
-/** Building blocks of the module-specific reads in each module's `reads.ts`. */
-
-export type ReadsApp = FastifyInstance<any, any, any, any, TypeBoxTypeProvider>
-
-/** A module's reads plugin (its `routes`), handed an app that types requests from their TypeBox schemas. */
-export function moduleReads(
-  register: (app: ReadsApp, ctx: PortalContext, module: EventModule<any>) => void,
-): FastifyPluginAsync<{ ctx: PortalContext; module: EventModule<any> }> {
-  return async (instance, { ctx, module }) => register(instance.withTypeProvider<TypeBoxTypeProvider>(), ctx, module)
-}
+import { moduleDb } from './read-route.ts'
+import { withinTimeRange } from './time-window.ts'
 
 /** A group summary the module declares; its reads are written against it. */
 export function summaryOf(module: EventModule<any>, name: string): GroupSummary {
   const summary = module.summaries?.[name]
   if (!summary) throw new Error(`module ${module.name} declares no summary ${name}`)
   return summary
-}
-
-/** Route options of a read: any access token, unknown query parameters refused, every status documented. */
-export function readRoute<Q extends TProperties, R extends TSchema, P extends TProperties = {}>(spec: {
-  tag: string
-  summary: string
-  description?: string
-  query: Q
-  params?: P
-  response: R
-}) {
-  return {
-    config: { access: 'read' as const },
-    schema: {
-      tags: [spec.tag],
-      summary: spec.summary,
-      description: spec.description,
-      params: Type.Object(spec.params ?? ({} as P), { additionalProperties: false }) as TObject<P>,
-      querystring: Type.Object(spec.query, { additionalProperties: false }),
-      response: { 200: spec.response, ...problemResponses(400, 401, 403, 404, 503) },
-    },
-  }
-}
-
-export const ProjectQuery = { project_id: Type.String({ description: 'the project to read; 404 unless it is a live project of your organisation' }) }
-
-export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
-
-export const IsoTime = (description?: string) => Type.String({ format: 'date-time', description })
-
-/** `from` and `to` of a read's time window (as `withinTimeRange` applies them), described as what they bound: changes, logs, values. */
-export const TimeWindowQuery = (what: string) => ({ from: Type.Optional(IsoTime(`${what} at or after`)), to: Type.Optional(IsoTime(`${what} before`)) })
-
-/** Module tables are known to Kysely only by name. */
-export function moduleDb(ctx: PortalContext): Kysely<any> {
-  return ctx.storage.db as unknown as Kysely<any>
-}
-
-/** Every read is scoped to one live project of the caller's organisation; anything else is a 404. */
-export async function requireReadableProject(ctx: PortalContext, request: FastifyRequest, projectId: string): Promise<void> {
-  await findProject(ctx.storage.db, accessPrincipal(request).orgId, projectId)
-}
-
-/** Narrows to events with `from` <= ts < `to` (ISO 8601, already checked by the schema). */
-export function withinTimeRange<Q extends SelectQueryBuilder<any, any, any>>(query: Q, from: string | undefined, to: string | undefined, column = 'ts'): Q {
-  let narrowed = query
-  const fromMs = queryTime(from)
-  const toMs = queryTime(to)
-  if (fromMs !== undefined) narrowed = narrowed.where(column, '>=', fromMs) as Q
-  if (toMs !== undefined) narrowed = narrowed.where(column, '<', toMs) as Q
-  return narrowed
-}
-
-export function isoFromMs(epochMs: number | string): string {
-  return new Date(Number(epochMs)).toISOString()
-}
-
-/** A 400 that names the query parameter at fault, like the schema's own. */
-export function badQuery(parameter: string, problem: string): ProblemError {
-  return new ProblemError(400, 'invalid_request', `query.${parameter}: ${problem}`)
 }
 
 /**
@@ -239,106 +165,6 @@ async function groupsOfEvents(
       return latest
     },
   }
-}
-
-export interface HistoryEvent {
-  id: string
-  ts: number
-  data: Record<string, unknown>
-}
-
-/** What a module's reads of one group summary (its list, one group) share. */
-export interface GroupReads<Item extends TObject> {
-  /** the list's path; one group's path is below it */
-  path: string
-  /** the name of the module's summary of these groups */
-  groupSummary: string
-  /** one group's response item */
-  item: Item
-  /** the items of a page of groups, given at once so that what the latest events do not repeat is looked up once per page */
-  itemsOf(groups: GroupState[], projectId: string): Static<Item>[] | Promise<Static<Item>[]>
-}
-
-/** Which groups and events the list's own query parameters select. */
-type GroupSelection = Pick<GroupQuery, 'groups' | 'latest' | 'narrow'>
-
-/** `GET {path}`: a page of the groups, most recently active first; `filters` are its query parameters besides the project and the page. */
-export function groupListRoute<Item extends TObject, Filters extends TProperties = {}>(
-  app: ReadsApp,
-  ctx: PortalContext,
-  module: EventModule<any>,
-  spec: GroupReads<Item> & { summary: string; description?: string; filters?: Filters; select?: (query: Static<TObject<Filters>>) => GroupSelection },
-): void {
-  const summary = summaryOf(module, spec.groupSummary)
-  // widened because TypeScript cannot follow a generic Item through List; `itemsOf` is checked against Item where it is given
-  const response: TSchema = List(spec.item)
-  app.get(
-    spec.path,
-    readRoute({
-      tag: module.name,
-      summary: spec.summary,
-      description: spec.description,
-      query: { ...ProjectQuery, ...spec.filters, ...PageQuery },
-      response,
-    }),
-    async (request) => {
-      const query = request.query as Static<TObject<Filters>> & { project_id: string; limit?: number; cursor?: string }
-      const { project_id: projectId, limit, cursor } = query
-      await requireReadableProject(ctx, request, projectId)
-      const page = await latestPerGroup(ctx, { table: module.table, projectId, summary, ...spec.select?.(query), limit, cursor })
-      return { data: await spec.itemsOf(page.data, projectId), nextCursor: page.nextCursor }
-    },
-  )
-}
-
-/**
- * `GET {path}/:{param}`: one group's item and a page of its events (`eventOf` each), newest first;
- * a 404 naming `what` when the project has no event of it. For summaries of one column, which the
- * parameter gives.
- */
-export function groupDetailRoute<Item extends TObject, Event extends TObject>(
-  app: ReadsApp,
-  ctx: PortalContext,
-  module: EventModule<any>,
-  spec: GroupReads<Item> & { param: string; what: string; summary: string; description: string; event: Event; eventOf(event: HistoryEvent): Static<Event> },
-): void {
-  const summary = summaryOf(module, spec.groupSummary)
-  const [column, ...more] = summary.columns
-  if (more.length > 0) throw new Error(`module ${module.name}: one ${spec.param} cannot name a group of summary ${spec.groupSummary}, which has ${summary.columns.length} columns`)
-  // widened as the list's response is
-  const response: TSchema = Type.Object({ ...spec.item.properties, history: List(spec.event) })
-  app.get(
-    `${spec.path}/:${spec.param}`,
-    readRoute({
-      tag: module.name,
-      summary: spec.summary,
-      description: spec.description,
-      params: { [spec.param]: Type.String() },
-      query: { ...ProjectQuery, ...PageQuery },
-      response,
-    }),
-    async (request) => {
-      const { project_id: projectId, limit, cursor } = request.query
-      const value = (request.params as Record<string, string>)[spec.param]
-      await requireReadableProject(ctx, request, projectId)
-      const state = await latestPerGroup(ctx, { table: module.table, projectId, summary, groups: { [column]: value } })
-      if (state.data.length === 0) throw new ProblemError(404, 'not_found', `${spec.what} ${value} has no events in project ${projectId}`)
-      const [item] = await spec.itemsOf(state.data, projectId)
-      return { ...item, history: await groupHistory(ctx, { table: module.table, projectId, column, value, limit, cursor }, spec.eventOf) }
-    },
-  )
-}
-
-/** One group's events (a flag's changes, a job's statuses), newest first, paged like the events list. */
-async function groupHistory<T>(
-  ctx: PortalContext,
-  spec: { table: string; projectId: string; column: string; value: string; limit?: number; cursor?: string },
-  eventOf: (event: HistoryEvent) => T,
-): Promise<Page<T>> {
-  const limit = spec.limit ?? DEFAULT_LIMIT
-  const query = moduleDb(ctx).selectFrom(spec.table).select(['id', 'ts', 'data']).where('project_id', '=', spec.projectId).where(spec.column, '=', spec.value)
-  const rows = await pageAfter(query, spec.cursor, limit, 'ts', 'id').execute()
-  return toPage(rows, limit, (row) => [Number(row.ts), row.id], (row) => eventOf({ id: row.id, ts: Number(row.ts), data: ctx.storage.parseJson<Record<string, unknown>>(row.data) }))
 }
 
 /**

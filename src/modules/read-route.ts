@@ -1,0 +1,63 @@
+import { Type, type TObject, type TProperties, type TSchema } from 'typebox'
+import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { Kysely } from 'kysely'
+import type { PortalContext } from '../context.ts'
+import { accessPrincipal } from '../http/auth.ts'
+import { ProblemError, problemResponses } from '../http/problem.ts'
+import { findProject } from '../projects/store.ts'
+import type { EventModule } from './module.ts'
+
+/** How a module's own reads (its `reads.ts`) declare a route, its query and its answer. */
+
+export type ReadsApp = FastifyInstance<any, any, any, any, TypeBoxTypeProvider>
+
+/** A module's reads plugin (its `routes`), handed an app that types requests from their TypeBox schemas. */
+export function moduleReads(
+  register: (app: ReadsApp, ctx: PortalContext, module: EventModule<any>) => void,
+): FastifyPluginAsync<{ ctx: PortalContext; module: EventModule<any> }> {
+  return async (instance, { ctx, module }) => register(instance.withTypeProvider<TypeBoxTypeProvider>(), ctx, module)
+}
+
+/** Route options of a read: any access token, unknown query parameters refused, every status documented. */
+export function readRoute<Q extends TProperties, R extends TSchema, P extends TProperties = {}>(spec: {
+  tag: string
+  summary: string
+  description?: string
+  query: Q
+  params?: P
+  response: R
+}) {
+  return {
+    config: { access: 'read' as const },
+    schema: {
+      tags: [spec.tag],
+      summary: spec.summary,
+      description: spec.description,
+      params: Type.Object(spec.params ?? ({} as P), { additionalProperties: false }) as TObject<P>,
+      querystring: Type.Object(spec.query, { additionalProperties: false }),
+      response: { 200: spec.response, ...problemResponses(400, 401, 403, 404, 503) },
+    },
+  }
+}
+
+export const ProjectQuery = { project_id: Type.String({ description: 'the project to read; 404 unless it is a live project of your organisation' }) }
+
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+
+export const IsoTime = (description?: string) => Type.String({ format: 'date-time', description })
+
+/** Module tables are known to Kysely only by name. */
+export function moduleDb(ctx: PortalContext): Kysely<any> {
+  return ctx.storage.db as unknown as Kysely<any>
+}
+
+/** Every read is scoped to one live project of the caller's organisation; anything else is a 404. */
+export async function requireReadableProject(ctx: PortalContext, request: FastifyRequest, projectId: string): Promise<void> {
+  await findProject(ctx.storage.db, accessPrincipal(request).orgId, projectId)
+}
+
+/** A 400 that names the query parameter at fault, like the schema's own. */
+export function badQuery(parameter: string, problem: string): ProblemError {
+  return new ProblemError(400, 'invalid_request', `query.${parameter}: ${problem}`)
+}
