@@ -196,7 +196,7 @@ for (const dialect of DIALECTS) {
 }
 
 describe('kept API-key principals', () => {
-  const principal = { kind: 'apiKey' as const, keyId: 'key_1', orgId: 'org_1', projectId: 'prj_1', webhookSecretEncrypted: 'sealed', projectEventsPerSecond: null }
+  const principal = { kind: 'apiKey' as const, keyId: 'key_1', orgId: 'org_1', projectId: 'prj_1', webhookSecretEncrypted: 'sealed', projectEventsPerSecond: null, scopes: ['ingest' as const], projectNumber: 1 }
 
   test('a found key is looked up once until it expires; an unknown key every time', async () => {
     const cache = new ApiKeyPrincipalCache(50)
