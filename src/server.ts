@@ -11,6 +11,7 @@ import { identityRoutes } from './identity/routes.ts'
 import { ingestRoutes } from './ingest/route.ts'
 import { createIngestPipeline } from './ingest/pipeline.ts'
 import { otlpRoutes } from './intake/otlp/routes.ts'
+import { sentryRoutes } from './intake/sentry/routes.ts'
 import { uiPlugin } from './http/ui.ts'
 import { validatorCompiler } from './http/validation.ts'
 import { MAX_BODY_DEPTH, parseJsonBody, replaceNulInParameters } from './http/json-body.ts'
@@ -79,6 +80,7 @@ export async function buildServer(ctx: PortalContext) {
   app.addHook('onClose', () => pipeline.close())
   await app.register(ingestRoutes, { ctx, pipeline })
   await app.register(otlpRoutes, { ctx, pipeline })
+  await app.register(sentryRoutes, { ctx, pipeline })
   await app.register(projectRoutes, { ctx })
   await app.register(apiKeyRoutes, { ctx })
   for (const module of modules) {

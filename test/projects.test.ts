@@ -104,7 +104,7 @@ for (const dialect of DIALECTS) {
       const list = await t.request('GET', `/api/projects/${p.id}/keys`, { token: t.adminToken })
       assert.equal(list.status, 200)
       const listed = list.body.data.find((k: any) => k.id === created.body.id)
-      assert.deepEqual(Object.keys(listed).sort(), ['createdAt', 'id', 'lastUsedAt', 'name', 'prefix', 'projectId', 'revokedAt'])
+      assert.deepEqual(Object.keys(listed).sort(), ['createdAt', 'id', 'lastUsedAt', 'name', 'prefix', 'projectId', 'revokedAt', 'scopes'])
       assert.ok(!list.text.includes(created.body.key) && !list.text.includes(created.body.webhookSecret))
       const stored = await t.portal.ctx.storage.db.selectFrom('api_keys').selectAll().where('id', '=', created.body.id).executeTakeFirstOrThrow()
       assert.ok(!JSON.stringify(stored).includes(created.body.key))
