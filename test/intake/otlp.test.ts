@@ -195,11 +195,9 @@ for (const dialect of DIALECTS) {
     })
 
     test('a 50 MB body is a 413 before it is read, and so is a gzip body that decompresses past the limit', async () => {
-      const huge = await post('/api/otlp/v1/traces', Buffer.alloc(50 * 1024 * 1024), { 'content-type': 'application/x-protobuf' }).catch((error) => error)
-      if (!(huge instanceof Error)) {
-        assert.equal(huge.status, 413)
-        assert.equal((await huge.json()).code, 'batch_too_large')
-      }
+      const huge = await post('/api/otlp/v1/traces', Buffer.alloc(50 * 1024 * 1024), { 'content-type': 'application/x-protobuf' })
+      assert.equal(huge.status, 413)
+      assert.equal((await huge.json()).code, 'batch_too_large')
       const bomb = gzipSync(Buffer.alloc(t.config.ingest.maxBatchBytes + 1024))
       const answer = await post('/api/otlp/v1/traces', bomb, { 'content-type': 'application/x-protobuf', 'content-encoding': 'gzip' })
       assert.equal(answer.status, 413)
