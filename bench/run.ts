@@ -1,6 +1,7 @@
 // `npm run bench`: every benchmark, in order. `npm run bench -- ingest` runs the named ones only.
 const BENCHMARKS: Record<string, () => Promise<unknown>> = {
   ingest: () => import('./ingest.ts').then((m) => m.run()),
+  otlp: () => import('./otlp.ts').then((m) => m.run()),
   sdk: () => import('./sdk.ts').then((m) => m.run()),
   webhooks: () => import('./webhooks.ts').then((m) => m.run()),
   errors: () => import('./errors.ts').then((m) => m.run()),

@@ -22,7 +22,7 @@ export const allMigrations = [...coreMigrations, ...modules.flatMap((module) => 
 
 // A query parameter whose name says it is a credential, or whose value is one of ours by its prefix.
 // A bare `key` (the flags filter) is not one by its name; a pk_… value in it still is by its prefix.
-const CREDENTIAL_NAME = /token|secret|password|signature|auth|api_?key|access_?key/i
+const CREDENTIAL_NAME = /token|secret|password|signature|auth|api_?key|access_?key|sentry_?key/i
 const CREDENTIAL_VALUE = /^(pat|pk|whsec)_/
 
 /**

@@ -9,6 +9,9 @@ import { answerClientError, problemErrorHandler, sendProblem } from './http/prob
 import { healthRoutes } from './health/routes.ts'
 import { identityRoutes } from './identity/routes.ts'
 import { ingestRoutes } from './ingest/route.ts'
+import { createIngestPipeline } from './ingest/pipeline.ts'
+import { otlpRoutes } from './intake/otlp/routes.ts'
+import { sentryRoutes } from './intake/sentry/routes.ts'
 import { uiPlugin } from './http/ui.ts'
 import { validatorCompiler } from './http/validation.ts'
 import { MAX_BODY_DEPTH, parseJsonBody, replaceNulInParameters } from './http/json-body.ts'
@@ -72,7 +75,12 @@ export async function buildServer(ctx: PortalContext) {
   await app.register(healthRoutes, { ctx })
   await app.register(openApiRoute)
   await app.register(identityRoutes)
-  await app.register(ingestRoutes, { ctx })
+  // One pipeline (limits, validation, group commit) behind every way events arrive.
+  const pipeline = createIngestPipeline(ctx)
+  app.addHook('onClose', () => pipeline.close())
+  await app.register(ingestRoutes, { ctx, pipeline })
+  await app.register(otlpRoutes, { ctx, pipeline })
+  await app.register(sentryRoutes, { ctx, pipeline })
   await app.register(projectRoutes, { ctx })
   await app.register(apiKeyRoutes, { ctx })
   for (const module of modules) {

@@ -104,7 +104,7 @@ for (const dialect of DIALECTS) {
       const list = await t.request('GET', `/api/projects/${p.id}/keys`, { token: t.adminToken })
       assert.equal(list.status, 200)
       const listed = list.body.data.find((k: any) => k.id === created.body.id)
-      assert.deepEqual(Object.keys(listed).sort(), ['createdAt', 'id', 'lastUsedAt', 'name', 'prefix', 'projectId', 'revokedAt'])
+      assert.deepEqual(Object.keys(listed).sort(), ['createdAt', 'id', 'lastUsedAt', 'name', 'prefix', 'projectId', 'revokedAt', 'scopes'])
       assert.ok(!list.text.includes(created.body.key) && !list.text.includes(created.body.webhookSecret))
       const stored = await t.portal.ctx.storage.db.selectFrom('api_keys').selectAll().where('id', '=', created.body.id).executeTakeFirstOrThrow()
       assert.ok(!JSON.stringify(stored).includes(created.body.key))
@@ -196,7 +196,7 @@ for (const dialect of DIALECTS) {
 }
 
 describe('kept API-key principals', () => {
-  const principal = { kind: 'apiKey' as const, keyId: 'key_1', orgId: 'org_1', projectId: 'prj_1', webhookSecretEncrypted: 'sealed', projectEventsPerSecond: null }
+  const principal = { kind: 'apiKey' as const, keyId: 'key_1', orgId: 'org_1', projectId: 'prj_1', webhookSecretEncrypted: 'sealed', projectEventsPerSecond: null, scopes: ['ingest' as const], projectNumber: 1 }
 
   test('a found key is looked up once until it expires; an unknown key every time', async () => {
     const cache = new ApiKeyPrincipalCache(50)

@@ -5,22 +5,12 @@ import { newId } from '../ids.ts'
 import type { StoredEvent } from '../modules/module.ts'
 import { computeGrouping } from './fingerprint.ts'
 import type { Occurrence } from './group-store.ts'
-import type { ErrorPayload } from './payload.ts'
+import { ErrorFrame, type ErrorPayload } from './payload.ts'
 import { isInApp, parseStackTrace, type Frame } from './stack-trace.ts'
 
 const Label = (description: string) => Type.Optional(Type.String({ minLength: 1, maxLength: 256, description }))
 
-export const CaptureFrame = Type.Object(
-  {
-    function: Type.Optional(Type.String({ maxLength: 1024 })),
-    module: Type.Optional(Type.String({ maxLength: 1024, description: 'module or class; used for grouping before the file name' })),
-    filename: Type.Optional(Type.String({ maxLength: 4096, description: 'path or URL; only its base name counts for grouping' })),
-    lineno: Type.Optional(Type.Integer({ minimum: 0 })),
-    colno: Type.Optional(Type.Integer({ minimum: 0 })),
-    inApp: Type.Optional(Type.Boolean({ description: 'marks the frame as your code or a library, overriding the rules' })),
-  },
-  { additionalProperties: false },
-)
+export const CaptureFrame = ErrorFrame
 
 export const CaptureBody = Type.Object(
   {
@@ -62,7 +52,7 @@ export const CaptureResponse = Type.Object({
 })
 
 const CAPTURE_FIELDS = new Set(Object.keys(CaptureBody.properties))
-const EVENT_FIELDS = new Set(['name', 'message', 'release', 'environment', 'service'])
+const EVENT_FIELDS = new Set(['name', 'message', 'release', 'environment', 'service', 'stack', 'frames', 'request'])
 const MAX_DEPTH = 32
 const SECRET_HEADERS = /^(authorization|proxy-authorization|cookie|set-cookie|x-api-key|x-auth-token)$/i
 
@@ -93,13 +83,19 @@ export function occurrenceFromCapture(projectId: string, body: CaptureBody, rece
   }
 }
 
-/** An occurrence from an ingested `error` event: no stack, so its name and message group it. */
+/**
+ * An occurrence from an `error` event (ingest, OTLP exception span events, Sentry): its structured
+ * frames group it, else its printed stack, else its name and message — the same rules as a capture.
+ */
 export function occurrenceFromEvent(event: StoredEvent<Static<typeof ErrorPayload>>): Occurrence {
   // No U+0000 to replace: an event holding one was refused (PostgreSQL) or stored as is (SQLite) by ingest already.
   const data = event.data as Record<string, unknown>
   const name = typeof data.name === 'string' ? data.name : ''
   const message = typeof data.message === 'string' ? data.message : ''
   const label = (key: string) => (typeof data[key] === 'string' && data[key] !== '' ? (data[key] as string) : null)
+  const stack = label('stack')
+  const frames = Array.isArray(data.frames) && data.frames.length > 0 ? (data.frames as Static<typeof ErrorFrame>[]).map(structuredFrame) : null
+  const request = typeof data.request === 'object' && data.request !== null ? (data.request as Record<string, unknown>) : null
   return {
     id: event.id,
     projectId: event.projectId,
@@ -107,18 +103,18 @@ export function occurrenceFromEvent(event: StoredEvent<Static<typeof ErrorPayloa
     receivedAt: event.receivedAt,
     name,
     message,
-    stack: null,
-    frames: null,
+    stack,
+    frames,
     release: label('release'),
     environment: label('environment'),
     service: label('service'),
-    request: null,
+    request: request && withoutSecretHeaders(request),
     metadata: fieldsOutside(data, EVENT_FIELDS),
-    grouping: computeGrouping(event.projectId, { name, message, frames: [] }),
+    grouping: computeGrouping(event.projectId, { name, message, frames: frames ?? (stack ? parseStackTrace(stack) : []) }),
   }
 }
 
-function structuredFrame(frame: Static<typeof CaptureFrame>): Frame {
+function structuredFrame(frame: Static<typeof ErrorFrame>): Frame {
   const parsed = {
     function: frame.function ?? null,
     module: frame.module ?? null,
@@ -133,7 +129,8 @@ function fieldsOutside(body: Record<string, unknown>, known: Set<string>): Recor
   return Object.fromEntries(Object.entries(body).filter(([key]) => !known.has(key)))
 }
 
-function withoutSecretHeaders(request: Record<string, unknown>): Record<string, unknown> {
+/** The request context with credential headers replaced by [filtered], as captures and receivers store it. */
+export function withoutSecretHeaders(request: Record<string, unknown>): Record<string, unknown> {
   const headers = request.headers
   if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) return request
   const filtered = Object.fromEntries(Object.entries(headers).map(([key, value]) => [key, SECRET_HEADERS.test(key) ? '[filtered]' : value]))

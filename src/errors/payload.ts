@@ -2,13 +2,30 @@ import { Type } from 'typebox'
 import { Text } from '../modules/fields.ts'
 import type { PayloadExamples } from '../modules/module.ts'
 
-/** An `error` event from ingest: an exception without a stack (capture takes the richer shape). */
+/** A structured stack frame, as capture takes it and as the OTLP and Sentry receivers hand it on. */
+export const ErrorFrame = Type.Object(
+  {
+    function: Type.Optional(Type.String({ maxLength: 1024 })),
+    module: Type.Optional(Type.String({ maxLength: 1024, description: 'module or class; used for grouping before the file name' })),
+    filename: Type.Optional(Type.String({ maxLength: 4096, description: 'path or URL; only its base name counts for grouping' })),
+    lineno: Type.Optional(Type.Integer({ minimum: 0 })),
+    colno: Type.Optional(Type.Integer({ minimum: 0 })),
+    inApp: Type.Optional(Type.Boolean({ description: 'marks the frame as your code or a library, overriding the rules' })),
+  },
+  { additionalProperties: false },
+)
+
+/** An `error` event from ingest: grouped like a capture, by its frames or stack when it has them, else by name and message. */
 export const ErrorPayload = Type.Object(
   {
     name: Type.Optional(Text('exception name, e.g. TypeError')),
     message: Type.Optional(Text()),
     release: Type.Optional(Text()),
     environment: Type.Optional(Text()),
+    service: Type.Optional(Text('the service that raised it')),
+    stack: Type.Optional(Type.String({ maxLength: 262_144, description: 'a printed stack trace (V8, CPython, JVM, …), parsed for grouping' })),
+    frames: Type.Optional(Type.Array(ErrorFrame, { maxItems: 1000, description: 'structured frames, innermost first; used instead of `stack` for grouping' })),
+    request: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'request context; Authorization, Cookie and API-key headers are stored as [filtered]' })),
   },
   { additionalProperties: true, description: 'At least one of name and message is required.' },
 )

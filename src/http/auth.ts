@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely'
 import type { PortalContext } from '../context.ts'
 import { OidcRefusal, OidcUnavailable } from '../identity/oidc.ts'
 import { sha256Hex } from '../identity/secrets.ts'
+import { parseScopes, type KeyScope } from '../projects/key-scopes.ts'
 import { precompiled } from '../storage/storage.ts'
 import type { Database } from '../storage/tables.ts'
 import { ProblemError } from './problem.ts'
@@ -27,6 +28,10 @@ export type Principal =
       projectId: string
       webhookSecretEncrypted: string
       projectEventsPerSecond: number | null
+      /** the protocols the key was created for */
+      scopes: KeyScope[]
+      /** the project's number, as Sentry's DSN names it */
+      projectNumber: number | null
     }
 
 type ApiKeyPrincipal = Extract<Principal, { kind: 'apiKey' }>
@@ -72,6 +77,10 @@ export class ApiKeyPrincipalCache {
 declare module 'fastify' {
   interface FastifyContextConfig {
     access?: Access
+    /** for `apiKey` routes: the scope the key needs (default `ingest`) */
+    keyScope?: KeyScope
+    /** where the credential is read: the Authorization bearer (default), or also Sentry's `X-Sentry-Auth` / `?sentry_key=` */
+    credentials?: 'bearer' | 'sentry'
   }
   interface FastifyRequest {
     principal: Principal | null
@@ -89,7 +98,7 @@ export const authPlugin = fp<{ ctx: PortalContext }>(async (app, { ctx }) => {
     const access = request.routeOptions.config?.access ?? 'admin'
     if (access === 'public' || request.routeOptions.url === undefined) return
     const principal = await resolvePrincipal(ctx, lookups, request)
-    assertAllowed(principal, access)
+    assertAllowed(principal, access, request.routeOptions.config?.keyScope ?? 'ingest')
     request.principal = principal
     noteLastUsed(principal)
   })
@@ -125,6 +134,8 @@ function credentialLookups(db: Kysely<Database>) {
             'projects.id as projectId',
             'projects.org_id as orgId',
             'projects.ingest_events_per_second as projectEventsPerSecond',
+            'projects.number as projectNumber',
+            'api_keys.scopes as scopes',
           ])
           .where('api_keys.key_hash', '=', hash)
           .where('api_keys.revoked_at', 'is', null)
@@ -143,15 +154,13 @@ function credentialLookups(db: Kysely<Database>) {
 type CredentialLookups = ReturnType<typeof credentialLookups>
 
 async function resolvePrincipal(ctx: PortalContext, lookups: CredentialLookups, request: FastifyRequest): Promise<Principal> {
-  const header = request.headers.authorization
-  const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null
-  if (!match) throw unauthorized('missing_token', 'Authorization: Bearer <token> is required')
-  const token = match[1]
+  const token = request.routeOptions.config?.credentials === 'sentry' ? (sentryKey(request) ?? bearerToken(request)) : bearerToken(request)
+  if (token === undefined) throw unauthorized('missing_token', 'Authorization: Bearer <token> is required')
   const hash = sha256Hex(token)
   if (token.startsWith('pk_')) {
     const principal = await ctx.apiKeyPrincipals.lookup(hash, async () => {
       const [row] = await lookups.apiKey(hash)
-      return row && { kind: 'apiKey', ...row }
+      return row && { kind: 'apiKey', ...row, scopes: parseScopes(row.scopes) }
     })
     if (principal) return principal
   } else if (token.startsWith('pat_')) {
@@ -161,6 +170,20 @@ async function resolvePrincipal(ctx: PortalContext, lookups: CredentialLookups, 
     return oidcPrincipal(ctx.oidc, token)
   }
   throw unauthorized('invalid_token', 'the bearer token is unknown, revoked, or belongs to a deleted project')
+}
+
+function bearerToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization
+  const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null
+  return match?.[1]
+}
+
+/** Sentry SDKs send the DSN's key in `X-Sentry-Auth: Sentry sentry_key=…, …` or, from browsers, as `?sentry_key=`. */
+function sentryKey(request: FastifyRequest): string | undefined {
+  const header = request.headers['x-sentry-auth']
+  const fromHeader = typeof header === 'string' ? /(?:^|[\s,])sentry_key=([^\s,]+)/.exec(header)?.[1] : undefined
+  const query = request.query as Record<string, unknown> | undefined
+  return fromHeader ?? (typeof query?.sentry_key === 'string' ? query.sentry_key : undefined)
 }
 
 async function oidcPrincipal(oidc: NonNullable<PortalContext['oidc']>, token: string): Promise<Principal> {
@@ -174,10 +197,13 @@ async function oidcPrincipal(oidc: NonNullable<PortalContext['oidc']>, token: st
   }
 }
 
-function assertAllowed(principal: Principal, access: Access) {
+function assertAllowed(principal: Principal, access: Access, keyScope: KeyScope) {
   if (access === 'any') return
   if (access === 'apiKey') {
     if (principal.kind !== 'apiKey') throw new ProblemError(403, 'api_key_required', 'this endpoint takes a project API key (pk_…), not an access token')
+    if (!principal.scopes.includes(keyScope)) {
+      throw new ProblemError(403, 'scope_required', `this API key was not created with the \`${keyScope}\` scope; create a key with scopes including "${keyScope}"`)
+    }
     return
   }
   if (principal.kind === 'apiKey') {

@@ -32,7 +32,7 @@ export const openApiPlugin = fp(async (app) => {
       components: {
         securitySchemes: {
           accessToken: { type: 'http', scheme: 'bearer', description: 'pat_… access token: admin (everything) or viewer (reads only).' },
-          apiKey: { type: 'http', scheme: 'bearer', description: 'pk_… project API key: ingest and error capture only.' },
+          apiKey: { type: 'http', scheme: 'bearer', description: 'pk_… project API key: writes only, where its scopes allow (signed ingest and error capture, OTLP, Sentry).' },
         },
       },
       security: [{ accessToken: [] }],

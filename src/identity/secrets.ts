@@ -12,6 +12,11 @@ export function newCredential(prefix: string, bytes = 32): string {
   return `${prefix}_${randomBytes(bytes).toString('base64url')}`
 }
 
+/** A credential of word characters only (`pk_` and hex), for formats such as Sentry's DSN that allow nothing else. */
+export function newWordCredential(prefix: string, bytes = 32): string {
+  return `${prefix}_${randomBytes(bytes).toString('hex')}`
+}
+
 /** The first characters of a credential, kept in clear so a person can tell keys apart in a list. */
 export function displayPrefix(credential: string): string {
   return credential.slice(0, credential.indexOf('_') + 7)

@@ -2,20 +2,15 @@ import { Type } from 'typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import type { PortalContext } from '../context.ts'
-import type { Principal } from '../http/auth.ts'
 import { parseJsonBody } from '../http/json-body.ts'
-import { refuseWhenBacklogged } from '../http/load-shedding.ts'
 import { ProblemError, problemErrorHandler, problemResponses } from '../http/problem.ts'
 import { sha256Hex } from '../identity/secrets.ts'
-import { newId } from '../ids.ts'
 import { modules } from '../modules/registry.ts'
-import type { AcceptedEvent } from '../modules/write-events.ts'
-import { createGroupCommitter } from '../storage/group-commit.ts'
 import { findStoredResponse, idempotencyKeyOf, replay, type StoredResponse } from './idempotency.ts'
-import { MAX_BATCHES_PER_TRANSACTION, writeIngestBatches, type IngestBatch } from './write-batches.ts'
-import { RATE_HEADERS, admitToProject } from './rate-limit.ts'
+import type { ApiKeyPrincipal, IngestPipeline } from './pipeline.ts'
+import { RATE_HEADERS } from './rate-limit.ts'
 import { verifyIngestSignature } from './signature.ts'
-import { checkEvent, isPlainObject } from './validate-event.ts'
+import { isPlainObject } from './validate-event.ts'
 
 const EventSchema = Type.Union(
   modules.map((module) =>
@@ -39,16 +34,9 @@ export const IngestResponse = Type.Object({
 
 const EMPTY_BODY = Buffer.alloc(0)
 
-export const ingestRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = async (app, { ctx }) => {
+export const ingestRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext; pipeline: IngestPipeline }> = async (app, { ctx, pipeline }) => {
   const maxBatchBytes = ctx.config.ingest.maxBatchBytes
   const handleError = problemErrorHandler(ctx.storage.isUnavailable)
-  const committer = createGroupCommitter<IngestBatch, boolean>(
-    ctx.storage,
-    (trx, batches) => writeIngestBatches(trx, ctx, batches),
-    MAX_BATCHES_PER_TRANSACTION,
-    (batch) => batch.accepted.length,
-  )
-  app.addHook('onClose', () => committer.close())
 
   // The body is read as bytes: the signature covers the exact bytes, and the checks must run in DESIGN's order.
   app.removeAllContentTypeParsers()
@@ -92,8 +80,8 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = a
       } as any,
     },
     async (request, reply) => {
-      refuseWhenBacklogged(committer, ctx.config.loadShedding)
-      const principal = request.principal as Extract<Principal, { kind: 'apiKey' }>
+      pipeline.refuseWhenBacklogged()
+      const principal = request.principal as ApiKeyPrincipal
       const body = Buffer.isBuffer(request.body) ? request.body : EMPTY_BODY
       verifyIngestSignature(ctx, principal.webhookSecretEncrypted, request.headers['x-service-signature'], body)
       requireJsonContentType(request.headers['content-type'])
@@ -105,20 +93,12 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = a
         if (stored) return replay(reply, stored)
       }
 
-      await admitToProject(ctx, principal, reply, events.length)
+      await pipeline.admit(principal, reply, events.length)
 
-      const receivedAt = Date.now()
-      const accepted: AcceptedEvent[] = []
-      const rejected: { index: number; reason: string }[] = []
-      events.forEach((raw, index) => {
-        const checked = checkEvent(raw)
-        if ('reason' in checked) return void rejected.push({ index, reason: checked.reason })
-        const event = { id: newId('evt', receivedAt), projectId: principal.projectId, ts: checked.ts, receivedAt, data: checked.data }
-        accepted.push({ module: checked.module, event, dataJson: checked.dataJson })
-      })
+      const { accepted, rejected } = pipeline.check(principal.projectId, events, Date.now())
       const response: StoredResponse = { statusCode: 200, body: JSON.stringify({ accepted: accepted.length, rejected }) }
 
-      const stored = await committer.write({ projectId: principal.projectId, key, requestHash, response, accepted })
+      const stored = await pipeline.commit({ projectId: principal.projectId, key, requestHash, response, accepted })
       if (!stored) {
         const first = await findStoredResponse(ctx.storage.db, principal.projectId, key!, requestHash)
         if (first) return replay(reply, first)
@@ -129,12 +109,12 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = a
   )
 }
 
-function refuseDeclaredOversize(request: FastifyRequest, maxBatchBytes: number) {
+export function refuseDeclaredOversize(request: FastifyRequest, maxBatchBytes: number) {
   const declared = Number(request.headers['content-length'])
   if (Number.isFinite(declared) && declared > maxBatchBytes) throw batchTooLarge(maxBatchBytes)
 }
 
-function batchTooLarge(maxBatchBytes: number) {
+export function batchTooLarge(maxBatchBytes: number) {
   return new ProblemError(413, 'batch_too_large', `the batch is larger than ${maxBatchBytes} bytes; split it into smaller batches`)
 }
 

@@ -4,10 +4,11 @@ import type { PortalContext } from '../context.ts'
 import { accessPrincipal } from '../http/auth.ts'
 import { DEFAULT_LIMIT, List, PageQuery, pageAfter, toPage } from '../http/list.ts'
 import { ProblemError, problemResponses } from '../http/problem.ts'
-import { displayPrefix, newCredential, sha256Hex } from '../identity/secrets.ts'
+import { displayPrefix, newCredential, newWordCredential, sha256Hex } from '../identity/secrets.ts'
 import { isoTime, newId } from '../ids.ts'
 import { recordManagementAction } from '../modules/audit/record.ts'
 import type { Database } from '../storage/tables.ts'
+import { DEFAULT_KEY_SCOPES, KeyScope, parseScopes, storedScopes } from './key-scopes.ts'
 import { findProject } from './store.ts'
 
 const ApiKey = Type.Object({
@@ -15,6 +16,7 @@ const ApiKey = Type.Object({
   projectId: Type.String(),
   name: Type.String(),
   prefix: Type.String({ description: 'the first characters of the key, to tell keys apart' }),
+  scopes: Type.Array(KeyScope, { description: 'what the key may feed' }),
   createdAt: Type.String({ format: 'date-time' }),
   lastUsedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'to the minute' }),
   revokedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
@@ -27,8 +29,28 @@ const CreatedApiKey = Type.Object({
   key: Type.String({ description: 'pk_… — the bearer for ingest; shown in this response only' }),
   webhookSecret: Type.String({ description: 'whsec_… — the HMAC key for X-Service-Signature; shown in this response only' }),
   prefix: Type.String(),
+  scopes: Type.Array(KeyScope),
+  sentryDsn: Type.Optional(
+    Type.String({ description: 'present when the key has the `sentry` scope: the DSN to give Sentry SDKs (it holds the key; shown in this response only)' }),
+  ),
   createdAt: Type.String({ format: 'date-time' }),
 })
+
+const KeyInput = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    scopes: Type.Optional(
+      Type.Array(KeyScope, {
+        minItems: 1,
+        uniqueItems: true,
+        description:
+          'default ["ingest"]. `otlp` and `sentry` protocols cannot sign bodies: a key with those scopes is a bearer credential on its own there. ' +
+          'A key with `sentry` is made of word characters only, as Sentry’s DSN grammar requires.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
 
 const KeyParams = Type.Object({ id: Type.String(), kid: Type.String() })
 
@@ -38,6 +60,7 @@ function keyView(row: Database['api_keys']) {
     projectId: row.project_id,
     name: row.name,
     prefix: row.prefix,
+    scopes: parseScopes(row.scopes),
     createdAt: isoTime(row.created_at)!,
     lastUsedAt: isoTime(row.last_used_at),
     revokedAt: isoTime(row.revoked_at),
@@ -77,14 +100,16 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = a
         tags,
         summary: 'Create an API key and its webhook secret; both values are returned this one time',
         params: Type.Object({ id: Type.String() }),
-        body: Type.Optional(Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) }, { additionalProperties: false })),
+        body: Type.Optional(KeyInput),
         response: { 201: CreatedApiKey, ...problemResponses(400, 401, 403, 404, 415, 503) },
       },
     },
     async (request, reply) => {
       const principal = accessPrincipal(request)
       const project = await findProject(db, principal.orgId, request.params.id)
-      const key = newCredential('pk')
+      const scopes = request.body?.scopes ?? DEFAULT_KEY_SCOPES
+      const forSentry = scopes.includes('sentry')
+      const key = forSentry ? newWordCredential('pk') : newCredential('pk')
       const webhookSecret = newCredential('whsec')
       const now = Date.now()
       const row = {
@@ -94,15 +119,19 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = a
         key_hash: sha256Hex(key),
         prefix: displayPrefix(key),
         webhook_secret_encrypted: ctx.secretBox.seal(webhookSecret),
+        scopes: storedScopes(scopes),
         created_at: now,
         last_used_at: null,
         revoked_at: null,
       }
       await db.transaction().execute(async (trx) => {
         await trx.insertInto('api_keys').values(row).execute()
-        await recordManagementAction(trx, ctx, project.id, principal, 'api_key.created', row.id, { name: row.name, prefix: row.prefix })
+        await recordManagementAction(trx, ctx, project.id, principal, 'api_key.created', row.id, { name: row.name, prefix: row.prefix, scopes })
       })
-      return reply.code(201).send({ id: row.id, projectId: project.id, name: row.name, key, webhookSecret, prefix: row.prefix, createdAt: isoTime(now)! })
+      const sentryDsn = forSentry ? sentryDsnOf(request.protocol, request.host, key, project.number) : undefined
+      return reply
+        .code(201)
+        .send({ id: row.id, projectId: project.id, name: row.name, key, webhookSecret, prefix: row.prefix, scopes: parseScopes(row.scopes), sentryDsn, createdAt: isoTime(now)! })
     },
   )
 
@@ -133,4 +162,9 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = a
       return reply.code(204).send(null)
     },
   )
+}
+
+/** Sentry's DSN: `{scheme}://{public key}@{host}/{project number}`; the SDKs post to `{host}/api/{number}/envelope/`. */
+function sentryDsnOf(protocol: string, host: string, key: string, projectNumber: number | null): string {
+  return `${protocol}://${key}@${host}/${projectNumber}`
 }

@@ -6,7 +6,7 @@ import { DEFAULT_LIMIT, List, PageQuery, pageAfter, toPage } from '../http/list.
 import { problemResponses } from '../http/problem.ts'
 import { isoTime, newId } from '../ids.ts'
 import { recordManagementAction } from '../modules/audit/record.ts'
-import { findProject, type ProjectRow } from './store.ts'
+import { findProject, nextProjectNumber, type ProjectRow } from './store.ts'
 
 export const Project = Type.Object({
   id: Type.String({ description: 'prj_…' }),
@@ -55,8 +55,9 @@ export const projectRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = 
     async (request, reply) => {
       const principal = accessPrincipal(request)
       const now = Date.now()
-      const row: ProjectRow = { id: newId('prj', now), org_id: principal.orgId, name: request.body.name, created_at: now, updated_at: now, deleted_at: null, ingest_events_per_second: null }
+      const row: ProjectRow = { id: newId('prj', now), org_id: principal.orgId, name: request.body.name, created_at: now, updated_at: now, deleted_at: null, ingest_events_per_second: null, number: null }
       await db.transaction().execute(async (trx) => {
+        row.number = await nextProjectNumber(ctx, trx)
         await trx.insertInto('projects').values(row).execute()
         await recordManagementAction(trx, ctx, row.id, principal, 'project.created', row.id, { name: row.name })
       })

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import type { PortalContext } from '../context.ts'
 import type { Database } from '../storage/tables.ts'
 import { ProblemError } from '../http/problem.ts'
 
@@ -15,4 +16,11 @@ export async function findProject(db: Kysely<Database>, orgId: string, projectId
     .executeTakeFirst()
   if (!project) throw new ProblemError(404, 'not_found', `project ${projectId} was not found`)
   return project
+}
+
+/** The number a new project gets (Sentry's DSN names projects by number): one past the highest, under a lock so that concurrent creations never share one. */
+export async function nextProjectNumber(ctx: PortalContext, trx: Kysely<Database>): Promise<number> {
+  await ctx.storage.lockInTransaction(trx, 'project-numbers')
+  const { highest } = await trx.selectFrom('projects').select((eb) => eb.fn.max('number').as('highest')).executeTakeFirstOrThrow()
+  return Number(highest ?? 0) + 1
 }

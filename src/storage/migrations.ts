@@ -91,7 +91,35 @@ export const coreMigrations: Migration[] = [
         .execute()
     },
   },
+  {
+    name: 'core/004_api_key_scopes',
+    async up(db) {
+      const columns = await tableColumns(db, 'api_keys')
+      if (columns.includes('scopes')) return
+      // Keys made before scopes existed keep what they could do: the signed ingest.
+      await db.schema.alterTable('api_keys').addColumn('scopes', 'text', (c) => c.notNull().defaultTo('ingest')).execute()
+    },
+  },
+  {
+    name: 'core/005_project_numbers',
+    async up(db, t) {
+      // Sentry's DSN grammar needs a numeric project id; a project keeps its number for good.
+      if (!(await tableColumns(db, 'projects')).includes('number')) {
+        await db.schema.alterTable('projects').addColumn('number', t.bigint).execute()
+      }
+      const unnumbered = await db.selectFrom('projects').select('id').where('number', 'is', null).orderBy('created_at').orderBy('id').execute()
+      const { highest } = await db.selectFrom('projects').select((eb) => eb.fn.max('number').as('highest')).executeTakeFirstOrThrow()
+      let next = Number(highest ?? 0)
+      for (const row of unnumbered) await db.updateTable('projects').set({ number: ++next }).where('id', '=', row.id).execute()
+      await db.schema.createIndex('projects_number_idx').ifNotExists().unique().on('projects').column('number').execute()
+    },
+  },
 ]
+
+async function tableColumns(db: Kysely<any>, table: string): Promise<string[]> {
+  const tables = await db.introspection.getTables()
+  return tables.find((found) => found.name === table)?.columns.map((column) => column.name) ?? []
+}
 
 /** Applies, in order, every migration not yet recorded, under a lock so that concurrent starts take turns. */
 export async function migrate(storage: Storage, migrations: Migration[]): Promise<string[]> {

@@ -21,6 +21,8 @@ export interface Database {
     deleted_at: number | null
     /** lowered by a `tenant` event; null means the install's limit */
     ingest_events_per_second: number | null
+    /** the stable number Sentry's DSN names the project by; null only before it is given one */
+    number: number | null
   }
   api_keys: {
     id: string
@@ -29,6 +31,8 @@ export interface Database {
     key_hash: string
     prefix: string
     webhook_secret_encrypted: string
+    /** space-separated KeyScope values */
+    scopes: string
     created_at: number
     last_used_at: number | null
     revoked_at: number | null

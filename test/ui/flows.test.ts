@@ -95,6 +95,22 @@ describe('web UI in Chromium', () => {
     assert.ok(!projects.body.data.some((project: { name: string }) => project.name === 'ui-renamed'))
   })
 
+  test('a key made for OpenTelemetry and Sentry shows ready-to-paste OTEL_EXPORTER_OTLP_* settings and its DSN once', async () => {
+    await signIn(page, `${t.url}/`, t.adminToken)
+    await page.getByRole('row').filter({ hasText: 'shop' }).getByRole('link', { name: 'API keys' }).click()
+    await page.getByLabel('Signed ingest (POST /api/ingest)').uncheck()
+    await page.getByLabel('OpenTelemetry (OTLP/HTTP)').check()
+    await page.getByLabel('Sentry SDKs').check()
+    await page.getByLabel('New key name').fill('otel and sentry')
+    await page.getByRole('button', { name: 'Create key' }).click()
+    const settings = await page.locator('[data-secret]').allTextContents()
+    const key = settings[0]
+    assert.deepEqual(settings.slice(1, 3), [`OTEL_EXPORTER_OTLP_ENDPOINT=${t.url}/api/otlp`, `OTEL_EXPORTER_OTLP_HEADERS=authorization=Bearer ${key}`])
+    assert.match(settings[3], new RegExp(`^http://${key}@127\\.0\\.0\\.1:\\d+/\\d+$`))
+    await page.getByRole('button', { name: 'I have copied them' }).click()
+    await page.getByRole('cell', { name: 'otlp, sentry' }).waitFor()
+  })
+
   test('keyboard only: sign in with Enter, reach a section by Tab, open it with Enter', async () => {
     await page.goto(t.url)
     await page.keyboard.type(t.adminToken)

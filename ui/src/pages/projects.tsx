@@ -12,10 +12,19 @@ export interface Project {
   updatedAt: string
 }
 
+type KeyScope = 'ingest' | 'otlp' | 'sentry'
+
+const SCOPES: [KeyScope, string][] = [
+  ['ingest', 'Signed ingest (POST /api/ingest)'],
+  ['otlp', 'OpenTelemetry (OTLP/HTTP)'],
+  ['sentry', 'Sentry SDKs'],
+]
+
 interface ApiKey {
   id: string
   name: string
   prefix: string
+  scopes: KeyScope[]
   createdAt: string
   lastUsedAt: string | null
   revokedAt: string | null
@@ -25,6 +34,20 @@ interface CreatedKey {
   id: string
   key: string
   webhookSecret: string
+  scopes: KeyScope[]
+  sentryDsn?: string
+}
+
+/** What to paste where: the key and secret, and for OTLP and Sentry keys their ready-made settings. */
+function createdKeySettings(created: CreatedKey): [label: string, value: string][] {
+  const settings: [string, string][] = [['API key', created.key]]
+  if (created.scopes.includes('ingest')) settings.push(['Webhook secret', created.webhookSecret])
+  if (created.scopes.includes('otlp')) {
+    settings.push(['OpenTelemetry endpoint', `OTEL_EXPORTER_OTLP_ENDPOINT=${location.origin}/api/otlp`])
+    settings.push(['OpenTelemetry headers', `OTEL_EXPORTER_OTLP_HEADERS=authorization=Bearer ${created.key}`])
+  }
+  if (created.sentryDsn) settings.push(['Sentry DSN', created.sentryDsn])
+  return settings
 }
 
 /** A one-field form that clears itself after a successful submit. */
@@ -113,25 +136,31 @@ export function KeysPage({ project }: { project: string }) {
   const canWrite = useCanWrite()
   const list = usePaged<ApiKey>(`/api/projects/${project}/keys`)
   const [created, setCreated] = useState<CreatedKey>()
+  const [scopes, setScopes] = useState<KeyScope[]>(['ingest'])
+  const toggleScope = (scope: KeyScope, on: boolean) => setScopes((current) => (on ? [...current, scope] : current.filter((s) => s !== scope)))
   const create = async (name: string) => {
-    setCreated(await api<CreatedKey>('POST', `/api/projects/${project}/keys`, { name }))
+    setCreated(await api<CreatedKey>('POST', `/api/projects/${project}/keys`, { name, scopes }))
     list.reload()
   }
   return (
     <section>
       <h1>API keys</h1>
-      <p class="muted">An API key ingests events for this project; its webhook secret signs each batch (X-Service-Signature).</p>
-      {canWrite && <NameForm label="New key name" submitLabel="Create key" onSubmit={create} />}
-      {created && (
-        <OnceNotice
-          title="Key created"
-          secrets={[
-            ['API key', created.key],
-            ['Webhook secret', created.webhookSecret],
-          ]}
-          onDone={() => setCreated(undefined)}
-        />
+      <p class="muted">
+        An API key ingests events for this project; its webhook secret signs each batch (X-Service-Signature). OpenTelemetry and Sentry SDKs cannot sign:
+        a key made for them is accepted there on its own, so give those scopes only to keys that need them.
+      </p>
+      {canWrite && (
+        <fieldset class="inline">
+          <legend>Scopes of the new key</legend>
+          {SCOPES.map(([scope, label]) => (
+            <label>
+              <input type="checkbox" checked={scopes.includes(scope)} onChange={(event) => toggleScope(scope, event.currentTarget.checked)} /> {label}
+            </label>
+          ))}
+        </fieldset>
       )}
+      {canWrite && scopes.length > 0 && <NameForm label="New key name" submitLabel="Create key" onSubmit={create} />}
+      {created && <OnceNotice title="Key created" secrets={createdKeySettings(created)} onDone={() => setCreated(undefined)} />}
       <PagedTable
         list={list}
         what="API keys"
@@ -139,6 +168,7 @@ export function KeysPage({ project }: { project: string }) {
         columns={[
           { title: 'Name', render: (key) => key.name },
           { title: 'Prefix', render: (key) => <code>{key.prefix}…</code> },
+          { title: 'Scopes', render: (key) => key.scopes.join(', ') },
           { title: 'Created', render: (key) => <Time iso={key.createdAt} /> },
           { title: 'Last used', render: (key) => <Time iso={key.lastUsedAt} /> },
           {

@@ -1,0 +1,61 @@
+import type { FastifyReply } from 'fastify'
+import type { PortalContext } from '../context.ts'
+import type { Principal } from '../http/auth.ts'
+import { refuseWhenBacklogged } from '../http/load-shedding.ts'
+import { newId } from '../ids.ts'
+import type { AcceptedEvent } from '../modules/write-events.ts'
+import { createGroupCommitter, type GroupCommitter } from '../storage/group-commit.ts'
+import { admitToProject } from './rate-limit.ts'
+import { checkEvent } from './validate-event.ts'
+import { MAX_BATCHES_PER_TRANSACTION, writeIngestBatches, type IngestBatch } from './write-batches.ts'
+
+export type ApiKeyPrincipal = Extract<Principal, { kind: 'apiKey' }>
+
+export interface EventRejection {
+  /** zero-based position among the events handed in */
+  index: number
+  reason: string
+}
+
+/**
+ * The one way events get in, whatever protocol brought them (the signed ingest, OTLP, Sentry): the
+ * load-shedding check, the project's rate limits, each event checked against its module's schema,
+ * and a group commit into the module tables that resolves only once the events are on disk.
+ */
+export interface IngestPipeline {
+  /** 503 `overloaded` while too many events wait for their commit */
+  refuseWhenBacklogged(): void
+  /** takes `events` events and one batch from the project's buckets; 429 with Retry-After past them */
+  admit(principal: ApiKeyPrincipal, reply: FastifyReply, events: number): Promise<void>
+  /** checks `{ type, ts, data }` events one by one; those that pass are stamped with ids and `receivedAt` */
+  check(projectId: string, events: unknown[], receivedAt: number): { accepted: AcceptedEvent[]; rejected: EventRejection[] }
+  /** writes a batch with any idempotency record; false when its key was held already (nothing written) */
+  commit(batch: IngestBatch): Promise<boolean>
+  close(): Promise<void>
+}
+
+export function createIngestPipeline(ctx: PortalContext): IngestPipeline {
+  const committer: GroupCommitter<IngestBatch, boolean> = createGroupCommitter<IngestBatch, boolean>(
+    ctx.storage,
+    (trx, batches) => writeIngestBatches(trx, ctx, batches),
+    MAX_BATCHES_PER_TRANSACTION,
+    (batch) => batch.accepted.length,
+  )
+  return {
+    refuseWhenBacklogged: () => refuseWhenBacklogged(committer, ctx.config.loadShedding),
+    admit: (principal, reply, events) => admitToProject(ctx, principal, reply, events),
+    check(projectId, events, receivedAt) {
+      const accepted: AcceptedEvent[] = []
+      const rejected: EventRejection[] = []
+      events.forEach((raw, index) => {
+        const checked = checkEvent(raw)
+        if ('reason' in checked) return void rejected.push({ index, reason: checked.reason })
+        const event = { id: newId('evt', receivedAt), projectId, ts: checked.ts, receivedAt, data: checked.data }
+        accepted.push({ module: checked.module, event, dataJson: checked.dataJson })
+      })
+      return { accepted, rejected }
+    },
+    commit: (batch) => committer.write(batch),
+    close: () => committer.close(),
+  }
+}

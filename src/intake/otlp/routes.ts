@@ -1,0 +1,162 @@
+import { Type } from 'typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { PortalContext } from '../../context.ts'
+import { problemErrorHandler, problemResponses } from '../../http/problem.ts'
+import type { ApiKeyPrincipal, IngestPipeline } from '../../ingest/pipeline.ts'
+import { RATE_HEADERS } from '../../ingest/rate-limit.ts'
+import { batchTooLarge, refuseDeclaredOversize } from '../../ingest/route.ts'
+import { decodedBody } from '../compressed-body.ts'
+import { decodeRequest, encodeResponse, encodingOf } from './body.ts'
+import { translateLogs } from './logs.ts'
+import { translateMetrics } from './metrics.ts'
+import { logsService, metricsService, traceService, type OtlpService } from './proto.ts'
+import { translateTraces } from './traces.ts'
+import type { Translation } from './translation.ts'
+
+/** Rejection reasons named in `partialSuccess.errorMessage`; the count covers them all. */
+const REASONS_NAMED = 5
+const EMPTY_BODY = Buffer.alloc(0)
+
+interface Signal {
+  path: string
+  operationId: string
+  summary: string
+  service: OtlpService
+  messageName: string
+  /** the partialSuccess field counting rejected items, and what an item is called */
+  rejectedField: 'rejectedSpans' | 'rejectedLogRecords' | 'rejectedDataPoints'
+  item: string
+  translate(message: any, receivedAt: number): Translation
+}
+
+const SIGNALS: Signal[] = [
+  {
+    path: '/api/otlp/v1/traces',
+    operationId: 'otlpExportTraces',
+    summary: 'OTLP/HTTP traces: spans become `trace` events; `exception` span events become error occurrences',
+    service: traceService,
+    messageName: 'ExportTraceServiceRequest',
+    rejectedField: 'rejectedSpans',
+    item: 'span',
+    translate: translateTraces,
+  },
+  {
+    path: '/api/otlp/v1/logs',
+    operationId: 'otlpExportLogs',
+    summary: 'OTLP/HTTP logs: log records become `log` events',
+    service: logsService,
+    messageName: 'ExportLogsServiceRequest',
+    rejectedField: 'rejectedLogRecords',
+    item: 'log record',
+    translate: translateLogs,
+  },
+  {
+    path: '/api/otlp/v1/metrics',
+    operationId: 'otlpExportMetrics',
+    summary: 'OTLP/HTTP metrics: data points become `performance` events',
+    service: metricsService,
+    messageName: 'ExportMetricsServiceRequest',
+    rejectedField: 'rejectedDataPoints',
+    item: 'data point',
+    translate: translateMetrics,
+  },
+]
+
+const PartialSuccess = (field: string) =>
+  Type.Object(
+    {
+      partialSuccess: Type.Optional(
+        Type.Object({
+          [field]: Type.Integer({ description: 'items refused; the others were stored' }),
+          errorMessage: Type.String({ description: 'the first problems, each naming the item and the field' }),
+        }),
+      ),
+    },
+    { description: 'OTLP Export…ServiceResponse; empty when every item was stored' },
+  )
+
+/**
+ * OTLP/HTTP receivers (protobuf and JSON, gzip or not) in front of the ingest pipeline: the same
+ * rate limits, validation and commit-before-answer as `POST /api/ingest`. A key needs the `otlp` scope.
+ */
+export const otlpRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext; pipeline: IngestPipeline }> = async (app, { ctx, pipeline }) => {
+  const maxBatchBytes = ctx.config.ingest.maxBatchBytes
+  const handleError = problemErrorHandler(ctx.storage.isUnavailable)
+
+  // Bodies are read as bytes: they may be protobuf, and may be gzipped.
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBatchBytes }, (_request, body, done) => done(null, body))
+
+  for (const signal of SIGNALS) {
+    app.post(
+      signal.path,
+      {
+        config: { access: 'apiKey', keyScope: 'otlp' },
+        bodyLimit: maxBatchBytes,
+        validatorCompiler: () => () => true,
+        onRequest: async (request) => refuseDeclaredOversize(request, maxBatchBytes),
+        errorHandler: (error, request, reply) => {
+          const oversize = error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+          return handleError.call(app, oversize ? batchTooLarge(maxBatchBytes) : error, request, reply)
+        },
+        schema: {
+          tags: ['ingest'],
+          operationId: signal.operationId,
+          summary: signal.summary,
+          description:
+            `Set OTEL_EXPORTER_OTLP_ENDPOINT to {base}/api/otlp and OTEL_EXPORTER_OTLP_HEADERS to authorization=Bearer <key>; the key needs the \`otlp\` scope (403 otherwise). ` +
+            'Bodies: application/x-protobuf (the official opentelemetry-proto definitions) or application/json (OTLP/JSON), optionally Content-Encoding: gzip; ' +
+            `at most INGEST_RATE_LIMIT_MAX_BATCH_BYTES sent and decompressed (413). Every ${signal.item} counts as one event against the project’s ingest limits (429 with Retry-After). ` +
+            `200 means the stored ${signal.item}s are committed; refused ones are counted in \`partialSuccess.${signal.rejectedField}\` with the first reasons. ` +
+            'The answer is in the request’s encoding. Field mapping: docs/intake.md.',
+          security: [{ apiKey: [] }],
+          body: Type.String({ description: `a ${signal.messageName}, protobuf or OTLP/JSON` }),
+          response: {
+            200: {
+              description: `Stored; refused ${signal.item}s are counted in partialSuccess.`,
+              headers: RATE_HEADERS,
+              content: {
+                'application/x-protobuf': { schema: Type.String({ description: `a protobuf ${signal.messageName.replace('Request', 'Response')}` }) },
+                'application/json': { schema: PartialSuccess(signal.rejectedField) },
+              },
+            },
+            ...problemResponses(400, 401, 403, 413, 415, 429, 503),
+          },
+        } as any,
+      },
+      async (request, reply) => {
+        pipeline.refuseWhenBacklogged()
+        const principal = request.principal as ApiKeyPrincipal
+        const encoding = encodingOf(request.headers['content-type'])
+        const bytes = await decodedBody(Buffer.isBuffer(request.body) ? request.body : EMPTY_BODY, request.headers['content-encoding'], maxBatchBytes)
+        const message = decodeRequest(bytes, encoding, signal.service, signal.messageName)
+        const receivedAt = Date.now()
+        const translation = signal.translate(message, receivedAt)
+        await pipeline.admit(principal, reply, translation.events.length)
+        const { accepted, rejected } = pipeline.check(principal.projectId, translation.events, receivedAt)
+        if (accepted.length > 0) {
+          await pipeline.commit({ projectId: principal.projectId, key: undefined, requestHash: '', response: { statusCode: 200, body: '' }, accepted })
+        }
+        const refusedItems = rejected.filter((rejection) => translation.itemOf[rejection.index] !== -1)
+        const partialSuccess =
+          rejected.length === 0
+            ? undefined
+            : {
+                [signal.rejectedField]: refusedItems.length,
+                errorMessage: rejected
+                  .slice(0, REASONS_NAMED)
+                  .map((rejection) => describeRejection(signal.item, translation, rejection.index, rejection.reason))
+                  .join('; '),
+              }
+        const body = encodeResponse(encoding, signal.service, partialSuccess)
+        return reply.code(200).type(encoding === 'json' ? 'application/json' : 'application/x-protobuf').send(body)
+      },
+    )
+  }
+}
+
+function describeRejection(item: string, translation: Translation, index: number, reason: string): string {
+  const itemIndex = translation.itemOf[index]
+  if (itemIndex === -1) return `the exception event of a span (stored without it): ${reason}`
+  return `${item} ${itemIndex}: ${reason}`
+}

@@ -1,0 +1,143 @@
+import { Type } from 'typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { PortalContext } from '../../context.ts'
+import { parseJsonBody } from '../../http/json-body.ts'
+import { ProblemError, problemErrorHandler, problemResponses } from '../../http/problem.ts'
+import type { ApiKeyPrincipal, IngestPipeline } from '../../ingest/pipeline.ts'
+import { RATE_HEADERS } from '../../ingest/rate-limit.ts'
+import { batchTooLarge, refuseDeclaredOversize } from '../../ingest/route.ts'
+import { isPlainObject } from '../../ingest/validate-event.ts'
+import { decodedBody } from '../compressed-body.ts'
+import { parseEnvelope } from './envelope.ts'
+import { translateSentryEvent, translateSentryTransaction, type PortalEvent } from './events.ts'
+
+const EMPTY_BODY = Buffer.alloc(0)
+
+const Params = Type.Object({ projectNumber: Type.String({ pattern: '^[0-9]+$', description: 'the project’s number, as in its Sentry DSN' }) })
+const Query = Type.Object(
+  {
+    sentry_key: Type.Optional(Type.String({ description: 'the DSN’s key, as browsers send it; servers send it in X-Sentry-Auth instead' })),
+    sentry_version: Type.Optional(Type.String()),
+    sentry_client: Type.Optional(Type.String()),
+  },
+  { additionalProperties: true },
+)
+const Accepted = Type.Object({ id: Type.Union([Type.String({ description: 'the event id' }), Type.Null()]) })
+
+/** What one request brought: the events for the pipeline, and what was skipped on the way. */
+interface SentryIntake {
+  eventId: string | null
+  events: PortalEvent[]
+}
+
+/**
+ * Sentry's envelope and store endpoints in front of the ingest pipeline, so that Sentry SDKs
+ * initialised with the DSN the portal shows report to it unchanged. A key needs the `sentry` scope.
+ */
+export const sentryRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext; pipeline: IngestPipeline }> = async (app, { ctx, pipeline }) => {
+  const maxBatchBytes = ctx.config.ingest.maxBatchBytes
+  const handleError = problemErrorHandler(ctx.storage.isUnavailable)
+
+  // Envelopes are not JSON as a whole, and browsers send them as text/plain: every body is read as bytes.
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBatchBytes }, (_request, body, done) => done(null, body))
+
+  const routes = [
+    {
+      path: '/api/:projectNumber/envelope/',
+      operationId: 'sentryEnvelope',
+      summary: 'Sentry envelope endpoint: events (exceptions, messages) and transactions from Sentry SDKs',
+      read: (body: Buffer, receivedAt: number) => fromEnvelope(body, receivedAt),
+    },
+    {
+      path: '/api/:projectNumber/store/',
+      operationId: 'sentryStore',
+      summary: 'Sentry’s older store endpoint: one event as JSON',
+      read: (body: Buffer, receivedAt: number) => fromEvent(jsonObject(body, 'body'), receivedAt),
+    },
+  ]
+
+  for (const route of routes) {
+    app.post(
+      route.path,
+      {
+        config: { access: 'apiKey', keyScope: 'sentry', credentials: 'sentry' },
+        bodyLimit: maxBatchBytes,
+        validatorCompiler: () => () => true,
+        onRequest: async (request) => refuseDeclaredOversize(request, maxBatchBytes),
+        errorHandler: (error, request, reply) => {
+          const oversize = error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+          const problem = oversize ? batchTooLarge(maxBatchBytes) : error
+          if (problem instanceof ProblemError && problem.status === 429) withSentryRateLimits(problem)
+          return handleError.call(app, problem, request, reply)
+        },
+        schema: {
+          tags: ['ingest'],
+          operationId: route.operationId,
+          summary: route.summary,
+          description:
+            'Authenticated by the DSN’s key in `X-Sentry-Auth: Sentry sentry_key=…` or `?sentry_key=`; the key needs the `sentry` scope (403) and the ' +
+            'project number must be its project’s (404). Exceptions become error occurrences grouped by their structured frames; messages become logs; ' +
+            'transactions become trace spans; other item types are skipped. Content-Encoding: gzip is taken. Each event counts against the project’s ' +
+            'ingest limits: 429 carries Retry-After and X-Sentry-Rate-Limits. 200 means the events are committed. Field mapping: docs/intake.md.',
+          security: [{ apiKey: [] }],
+          params: Params,
+          querystring: Query,
+          headers: Type.Object({ 'x-sentry-auth': Type.Optional(Type.String({ description: 'Sentry sentry_version=7, sentry_key=<key>, sentry_client=…' })) }),
+          body: Type.String({ description: 'an envelope (envelope endpoint) or a Sentry event as JSON (store endpoint)' }),
+          response: {
+            200: { description: 'Committed.', headers: RATE_HEADERS, content: { 'application/json': { schema: Accepted } } },
+            ...problemResponses(400, 401, 403, 404, 413, 415, 429, 503),
+          },
+        } as any,
+      },
+      async (request, reply) => {
+        pipeline.refuseWhenBacklogged()
+        const principal = request.principal as ApiKeyPrincipal
+        const { projectNumber } = request.params as { projectNumber: string }
+        if (!/^[0-9]+$/.test(projectNumber) || Number(projectNumber) !== principal.projectNumber) {
+          throw new ProblemError(404, 'not_found', `project number ${projectNumber} was not found for this key; use the DSN shown when the key was created`)
+        }
+        const body = await decodedBody(Buffer.isBuffer(request.body) ? request.body : EMPTY_BODY, request.headers['content-encoding'], maxBatchBytes)
+        const receivedAt = Date.now()
+        const intake = route.read(body, receivedAt)
+        if (intake.events.length > 0) {
+          await pipeline.admit(principal, reply, intake.events.length)
+          const { accepted, rejected } = pipeline.check(principal.projectId, intake.events, receivedAt)
+          if (accepted.length === 0) throw new ProblemError(400, 'invalid_event', `the event was refused: ${rejected.map((item) => item.reason).join('; ')}`)
+          await pipeline.commit({ projectId: principal.projectId, key: undefined, requestHash: '', response: { statusCode: 200, body: '' }, accepted })
+        }
+        return reply.code(200).send({ id: intake.eventId })
+      },
+    )
+  }
+}
+
+function fromEnvelope(body: Buffer, receivedAt: number): SentryIntake {
+  const envelope = parseEnvelope(body)
+  const events: PortalEvent[] = []
+  let eventId = typeof envelope.header.event_id === 'string' ? envelope.header.event_id : null
+  envelope.items.forEach((item, index) => {
+    // Sessions, client reports, attachments, profiles, replays…: not the portal's to keep; skipped, not refused.
+    if (item.type !== 'event' && item.type !== 'transaction') return
+    const event = jsonObject(item.payload, `envelope item ${index} (${item.type})`)
+    eventId ??= typeof event.event_id === 'string' ? event.event_id : null
+    events.push(...(item.type === 'event' ? translateSentryEvent(event, receivedAt) : translateSentryTransaction(event, receivedAt)))
+  })
+  return { eventId, events }
+}
+
+function fromEvent(event: Record<string, unknown>, receivedAt: number): SentryIntake {
+  return { eventId: typeof event.event_id === 'string' ? event.event_id : null, events: translateSentryEvent(event, receivedAt) }
+}
+
+function jsonObject(bytes: Buffer, what: string): Record<string, unknown> {
+  const parsed = parseJsonBody(bytes.toString('utf8'), 64)
+  if (!isPlainObject(parsed)) throw new ProblemError(400, 'invalid_event', `${what}: must be a JSON object`)
+  return parsed
+}
+
+/** Sentry SDKs read their back-off from X-Sentry-Rate-Limits: `seconds:categories:scope`, no categories meaning all. */
+function withSentryRateLimits(problem: ProblemError) {
+  problem.headers['x-sentry-rate-limits'] = `${problem.headers['retry-after'] ?? '1'}::key`
+}
