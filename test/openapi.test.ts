@@ -41,7 +41,7 @@ for (const dialect of DIALECTS) {
       const headers = ingestOp.parameters.filter((p: any) => p.in === 'header').map((p: any) => p.name)
       assert.ok(headers.includes('x-service-signature'))
       assert.ok(headers.includes('x-service-idempotency-key'))
-      assert.deepEqual(Object.keys(ingestOp.responses).sort(), ['200', '400', '401', '403', '409', '413', '415', '422', '429', '431', '503'])
+      assert.deepEqual(Object.keys(ingestOp.responses).sort(), ['200', '400', '401', '403', '409', '413', '415', '429', '431', '503'])
       assert.deepEqual(ingestOp.security, [{ apiKey: [] }])
       assert.deepEqual(document.paths['/api/health'].get.security, [])
       assert.ok(document.components.securitySchemes.accessToken && document.components.securitySchemes.apiKey)

@@ -25,7 +25,6 @@ import {
 } from './group-reads.ts'
 import { mergeGroups, setGroupStatus, unmergeFingerprints } from './triage.ts'
 import { claimIdempotencyKey, findStoredResponse, idempotencyKeyOf, replay, setStoredResponse } from '../ingest/idempotency.ts'
-import { sha256Hex } from '../identity/secrets.ts'
 
 const tags = ['errors']
 const MAX_CAPTURES_PER_TRANSACTION = 500
@@ -64,6 +63,14 @@ export const errorRoutes: FastifyPluginAsync<{ ctx: PortalContext }> = async (pl
     '/capture',
     {
       config: { access: 'apiKey' },
+      // Spec 4.1 rule 2: a repeat is answered before its body is validated or counted against a rate limit.
+      preValidation: async (request, reply) => {
+        const key = idempotencyKeyOf(request.headers['x-service-idempotency-key'])
+        if (key === undefined) return
+        const principal = request.principal as Extract<Principal, { kind: 'apiKey' }>
+        const stored = await findStoredResponse(ctx.storage.db, principal.projectId, key)
+        if (stored) return replay(reply, stored)
+      },
       schema: {
         tags,
         summary: 'Capture an exception occurrence',
@@ -78,13 +85,13 @@ export const errorRoutes: FastifyPluginAsync<{ ctx: PortalContext }> = async (pl
         security: [{ apiKey: [] }],
         headers: Type.Object({
           'x-service-idempotency-key': Type.Optional(
-            Type.String({ description: 'a UUID; a repeat within 24 h with the same body returns the first response with `Idempotent-Replayed: true` and records nothing' }),
+            Type.String({ description: 'a UUID; a repeat within 24 h, whatever its body, returns the first response with `Idempotent-Replayed: true` and records nothing' }),
           ),
         }),
         body: CaptureBody,
         response: {
           201: { description: 'Committed and grouped.', headers: RATE_HEADERS, content: { 'application/json': { schema: CaptureResponse } } },
-          ...problemResponses(400, 401, 403, 409, 413, 415, 422, 429, 503),
+          ...problemResponses(400, 401, 403, 409, 413, 415, 429, 503),
         },
       } as any,
     },
@@ -92,17 +99,12 @@ export const errorRoutes: FastifyPluginAsync<{ ctx: PortalContext }> = async (pl
       refuseWhenBacklogged(committer, ctx.config.loadShedding)
       const principal = request.principal as Extract<Principal, { kind: 'apiKey' }>
       const key = idempotencyKeyOf(request.headers['x-service-idempotency-key'])
-      const requestHash = key === undefined ? '' : sha256Hex(JSON.stringify(request.body))
-      const storedResponse = async () => (key === undefined ? undefined : findStoredResponse(ctx.storage.db, principal.projectId, key, requestHash))
-      // A repeat is answered before any rate limit, as on ingest: it stores nothing.
-      const first = await storedResponse()
-      if (first) return replay(reply, first)
       // A capture is one event and one batch of its project's ingest limits: a crash loop cannot flood the database.
       await admitToProject(ctx, principal, reply, 1)
       const occurrence = occurrenceFromCapture(principal.projectId, request.body as CaptureBody, Date.now())
-      const recorded = await committer.write({ occurrence, key, requestHash })
+      const recorded = await committer.write({ occurrence, key })
       if (recorded) return reply.code(201).send(recorded)
-      const concurrent = await storedResponse()
+      const concurrent = await findStoredResponse(ctx.storage.db, principal.projectId, key!)
       if (concurrent) return replay(reply, concurrent)
       throw new ProblemError(409, 'idempotency_key_in_flight', 'X-Service-Idempotency-Key: a request with this key is still being processed; retry')
     },
@@ -228,7 +230,6 @@ export const errorRoutes: FastifyPluginAsync<{ ctx: PortalContext }> = async (pl
 interface Capture {
   occurrence: Occurrence
   key: string | undefined
-  requestHash: string
 }
 
 /**
@@ -239,7 +240,7 @@ async function recordCaptures(trx: Kysely<any>, ctx: PortalContext, captures: Ca
   const pending = { statusCode: 201, body: '' } // replaced below, in this transaction, once the group is known
   const claimed: Capture[] = []
   for (const capture of captures) {
-    if (capture.key === undefined || (await claimIdempotencyKey(trx, capture.occurrence.projectId, capture.key, capture.requestHash, pending))) claimed.push(capture)
+    if (capture.key === undefined || (await claimIdempotencyKey(trx, capture.occurrence.projectId, capture.key, pending))) claimed.push(capture)
   }
   const recorded = await recordOccurrences(trx, ctx, claimed.map((capture) => capture.occurrence))
   const results = new Map(claimed.map((capture, index) => [capture, recorded[index]]))

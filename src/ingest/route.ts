@@ -6,7 +6,6 @@ import type { Principal } from '../http/auth.ts'
 import { parseJsonBody } from '../http/json-body.ts'
 import { refuseWhenBacklogged } from '../http/load-shedding.ts'
 import { ProblemError, problemErrorHandler, problemResponses } from '../http/problem.ts'
-import { sha256Hex } from '../identity/secrets.ts'
 import { newId } from '../ids.ts'
 import { modules } from '../modules/registry.ts'
 import type { AcceptedEvent } from '../modules/write-events.ts'
@@ -84,7 +83,7 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = a
             headers: { ...RATE_HEADERS, 'Idempotent-Replayed': { type: 'string', description: '`true` on a replayed response' } },
             content: { 'application/json': { schema: IngestResponse } },
           },
-          ...problemResponses(400, 401, 403, 409, 413, 415, 422, 429, 503),
+          ...problemResponses(400, 401, 403, 409, 413, 415, 429, 503),
         },
       } as any,
     },
@@ -95,12 +94,12 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = a
       verifyIngestSignature(ctx, principal.webhookSecretEncrypted, request.headers['x-service-signature'], body)
       requireJsonContentType(request.headers['content-type'])
       const key = idempotencyKeyOf(request.headers['x-service-idempotency-key'])
-      const events = parseEvents(body)
-      const requestHash = key === undefined ? '' : sha256Hex(body)
+      // Spec 4.1 rule 2: a repeat is answered before its body is looked at, whatever it carries.
       if (key !== undefined) {
-        const stored = await findStoredResponse(ctx.storage.db, principal.projectId, key, requestHash)
+        const stored = await findStoredResponse(ctx.storage.db, principal.projectId, key)
         if (stored) return replay(reply, stored)
       }
+      const events = parseEvents(body)
 
       await admitToProject(ctx, principal, reply, events.length)
 
@@ -115,9 +114,9 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = a
       })
       const response: StoredResponse = { statusCode: 200, body: JSON.stringify({ accepted: accepted.length, rejected }) }
 
-      const stored = await committer.write({ projectId: principal.projectId, key, requestHash, response, accepted })
+      const stored = await committer.write({ projectId: principal.projectId, key, response, accepted })
       if (!stored) {
-        const first = await findStoredResponse(ctx.storage.db, principal.projectId, key!, requestHash)
+        const first = await findStoredResponse(ctx.storage.db, principal.projectId, key!)
         if (first) return replay(reply, first)
         throw new ProblemError(409, 'idempotency_key_in_flight', 'X-Service-Idempotency-Key: a request with this key is still being processed; retry')
       }
