@@ -9,5 +9,5 @@ export const ErrorPayload = Type.Object(
     release: Type.Optional(Text()),
     environment: Type.Optional(Text()),
   },
-  { additionalProperties: true, description: 'At least one of name and message is required.' },
+  { additionalProperties: true, examples: [{ name: 'TypeError', message: 'cart is undefined', environment: 'production', release: '1.2.3' }], description: 'At least one of name and message is required.' },
 )

@@ -10,6 +10,11 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 // The column once told a repeat with another body apart; spec 4.1 replays it all the same, and migrations are frozen.
 const UNUSED_REQUEST_HASH = ''
 
+/** The OpenAPI header entry of a response that can be a replay. */
+export const IDEMPOTENT_REPLAYED = {
+  'Idempotent-Replayed': { type: 'string', enum: ['true'], description: '`true` when this is the first response to this idempotency key, replayed; absent otherwise' },
+}
+
 export interface StoredResponse {
   statusCode: number
   body: string

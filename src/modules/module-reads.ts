@@ -31,9 +31,11 @@ export function summaryOf(module: EventModule<any>, name: string): GroupSummary 
 
 /** Route options of a read: any access token, unknown query parameters refused, every status documented. */
 export function readRoute<Q extends TProperties, R extends TSchema, P extends TProperties = {}>(spec: {
+  /** stable camelCase name of the operation, for generated clients */
+  operationId: string
   tag: string
   summary: string
-  description?: string
+  description: string
   query: Q
   params?: P
   response: R
@@ -41,6 +43,7 @@ export function readRoute<Q extends TProperties, R extends TSchema, P extends TP
   return {
     config: { access: 'read' as const },
     schema: {
+      operationId: spec.operationId,
       tags: [spec.tag],
       summary: spec.summary,
       description: spec.description,
@@ -51,7 +54,7 @@ export function readRoute<Q extends TProperties, R extends TSchema, P extends TP
   }
 }
 
-export const ProjectQuery = { project_id: Type.String({ description: 'the project to read; 404 unless it is a live project of your organisation' }) }
+export const ProjectQuery = { project_id: Type.String({ description: 'the project to read (prj_…); 404 unless it is a live project of your organisation', examples: ['prj_01JD3Z8Q6R2N5M7K9P4TXYZABC'] }) }
 
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
 
@@ -267,7 +270,7 @@ export function groupListRoute<Item extends TObject, Filters extends TProperties
   app: ReadsApp,
   ctx: PortalContext,
   module: EventModule<any>,
-  spec: GroupReads<Item> & { summary: string; description?: string; filters?: Filters; select?: (query: Static<TObject<Filters>>) => GroupSelection },
+  spec: GroupReads<Item> & { operationId: string; summary: string; description: string; filters?: Filters; select?: (query: Static<TObject<Filters>>) => GroupSelection },
 ): void {
   const summary = summaryOf(module, spec.groupSummary)
   // widened because TypeScript cannot follow a generic Item through List; `itemsOf` is checked against Item where it is given
@@ -275,6 +278,7 @@ export function groupListRoute<Item extends TObject, Filters extends TProperties
   app.get(
     spec.path,
     readRoute({
+      operationId: spec.operationId,
       tag: module.name,
       summary: spec.summary,
       description: spec.description,
@@ -300,7 +304,7 @@ export function groupDetailRoute<Item extends TObject, Event extends TObject>(
   app: ReadsApp,
   ctx: PortalContext,
   module: EventModule<any>,
-  spec: GroupReads<Item> & { param: string; what: string; summary: string; description: string; event: Event; eventOf(event: HistoryEvent): Static<Event> },
+  spec: GroupReads<Item> & { operationId: string; param: string; what: string; summary: string; description: string; event: Event; eventOf(event: HistoryEvent): Static<Event> },
 ): void {
   const summary = summaryOf(module, spec.groupSummary)
   const [column, ...more] = summary.columns
@@ -310,10 +314,11 @@ export function groupDetailRoute<Item extends TObject, Event extends TObject>(
   app.get(
     `${spec.path}/:${spec.param}`,
     readRoute({
+      operationId: spec.operationId,
       tag: module.name,
       summary: spec.summary,
       description: spec.description,
-      params: { [spec.param]: Type.String() },
+      params: { [spec.param]: Type.String({ description: `the ${spec.what}’s ${spec.param}` }) },
       query: { ...ProjectQuery, ...PageQuery },
       response,
     }),

@@ -9,5 +9,5 @@ export const RepositoryPayload = Type.Object(
     commit: Type.Optional(Text('commit SHA')),
     author: Type.Optional(Text()),
   },
-  { additionalProperties: true },
+  { additionalProperties: true, examples: [{ provider: 'github', repo: 'acme/checkout-api', branch: 'main', commit: '9f2c1e7', author: 'carol' }] },
 )
