@@ -4,28 +4,11 @@ import { api, usePaged } from '../api.ts'
 import { Badge, ConfirmButton, OnceNotice, PagedTable, Time, useAction } from '../components.tsx'
 import { useCanWrite } from '../identity.ts'
 import { Link } from '../router.tsx'
+import type { components } from '../api-types.generated.ts'
 
-export interface Project {
-  id: string
-  name: string
-  createdAt: string
-  updatedAt: string
-}
-
-interface ApiKey {
-  id: string
-  name: string
-  prefix: string
-  createdAt: string
-  lastUsedAt: string | null
-  revokedAt: string | null
-}
-
-interface CreatedKey {
-  id: string
-  key: string
-  webhookSecret: string
-}
+export type Project = components['schemas']['Project']
+type ApiKey = components['schemas']['ApiKey']
+type CreatedKey = components['schemas']['CreatedApiKey']
 
 /** A one-field form that clears itself after a successful submit. */
 function NameForm(props: { label: string; submitLabel: string; initial?: string; onSubmit(name: string): Promise<unknown> }) {
