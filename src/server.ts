@@ -38,6 +38,8 @@ export async function buildServer(ctx: PortalContext) {
   }).withTypeProvider<TypeBoxTypeProvider>()
   app.setValidatorCompiler(validatorCompiler)
   app.removeContentTypeParser('application/json')
+  // JSON routes answer 415 to every other media type; text/plain would otherwise reach validation as a string (a 400).
+  app.removeContentTypeParser('text/plain')
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     try {
       done(null, parseJsonBody(body as string, MAX_BODY_DEPTH))

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { hmacSha256Hex } from '../src/identity/secrets.ts'
 import { modules } from '../src/modules/registry.ts'
-import { DIALECTS, createProject, event, ingest, startTestPortal, type TestPortal, type TestProject } from './support/portal.ts'
+import { DIALECTS, createProject, event, ingest, readAll, startTestPortal, type TestPortal, type TestProject } from './support/portal.ts'
 
 for (const dialect of DIALECTS) {
   describe(`ingest on ${dialect}`, () => {
@@ -232,27 +232,43 @@ for (const dialect of DIALECTS) {
       assert.equal(second.text, first.text)
       const logs = await t.request('GET', `/api/modules/logs/events?project_id=${p.id}`, { token: t.viewerToken })
       assert.equal(logs.body.data.length, 1)
-      const different = await ingest(t, p, [event('log', { message: 'other' })], { 'x-service-idempotency-key': key })
-      assert.equal(different.status, 422)
-      assert.equal(different.body.code, 'idempotency_key_reused')
       const otherProject = await createProject(t, 'idempotent 2')
       const scoped = await ingest(t, otherProject, batch, { 'x-service-idempotency-key': key })
       assert.equal(scoped.headers.get('idempotent-replayed'), null, 'keys are scoped to the project')
     })
 
-    test('concurrent repeats of one idempotency key store the events once', async () => {
-      const p = await createProject(t, 'concurrent')
+    test('a repeated idempotency key with a different body replays the first response and stores nothing (spec 4.1 rule 2)', async () => {
+      const p = await createProject(t, 'idempotent rebuilt')
       const key = randomUUID()
-      const batch = Array.from({ length: 50 }, (_, i) => event('log', { message: `c${i}` }))
-      const answers = await Promise.all(Array.from({ length: 20 }, () => ingest(t, p, batch, { 'x-service-idempotency-key': key })))
-      for (const answer of answers) assert.ok(answer.status === 200 || answer.status === 409, `${answer.status} ${answer.text}`)
-      const ok = answers.filter((a) => a.status === 200)
-      assert.ok(ok.length >= 1)
-      for (const answer of ok) assert.deepEqual(answer.body, { accepted: 50, rejected: [] })
-      assert.equal(ok.filter((a) => a.headers.get('idempotent-replayed') === null).length, 1, 'exactly one original answer')
-      const status = await t.request('GET', `/api/modules/logs/status?project_id=${p.id}`, { token: t.viewerToken })
-      assert.equal(status.body.events, 50)
+      const first = await ingest(t, p, [event('log', { message: 'first' }), event('audit', {})], { 'x-service-idempotency-key': key })
+      assert.deepEqual(first.body, { accepted: 1, rejected: [{ index: 1, reason: 'data.actor: required' }] })
+      for (const body of [[event('log', { message: 'rebuilt' }), event('log', { message: 'more' })], [], '{"not json']) {
+        const repeat = await ingest(t, p, body, { 'x-service-idempotency-key': key })
+        assert.equal(repeat.status, 200, `${JSON.stringify(body)}: ${repeat.text}`)
+        assert.equal(repeat.headers.get('idempotent-replayed'), 'true')
+        assert.equal(repeat.text, first.text)
+      }
+      const logs = await t.request('GET', `/api/modules/logs/events?project_id=${p.id}`, { token: t.viewerToken })
+      assert.deepEqual(logs.body.data.map((e: any) => e.data.message), ['first'])
     })
+
+    for (const bodies of ['identical', 'different'] as const) {
+      test(`concurrent repeats of one idempotency key with ${bodies} bodies store one batch`, async () => {
+        const p = await createProject(t, `concurrent ${bodies}`)
+        const key = randomUUID()
+        const batchOf = (n: number) => Array.from({ length: 50 }, (_, i) => event('log', { message: bodies === 'identical' ? `c${i}` : `r${n} c${i}` }))
+        const answers = await Promise.all(Array.from({ length: 20 }, (_, n) => ingest(t, p, batchOf(n), { 'x-service-idempotency-key': key })))
+        for (const answer of answers) assert.ok(answer.status === 200 || answer.status === 409, `${answer.status} ${answer.text}`)
+        for (const answer of answers.filter((a) => a.status === 409)) assert.equal(answer.body.code, 'idempotency_key_in_flight')
+        const ok = answers.filter((a) => a.status === 200)
+        assert.ok(ok.length >= 1)
+        for (const answer of ok) assert.deepEqual(answer.body, { accepted: 50, rejected: [] })
+        assert.equal(ok.filter((a) => a.headers.get('idempotent-replayed') === null).length, 1, 'exactly one original answer')
+        const stored = await readAll(t, `/api/modules/logs/events?project_id=${p.id}`)
+        assert.equal(stored.length, 50)
+        if (bodies === 'different') assert.equal(new Set(stored.map((e) => e.data.message.split(' ')[0])).size, 1, 'all 50 from one request')
+      })
+    }
 
     test('a tenant event lowers its project’s events limit', async () => {
       const p = await createProject(t, 'tenant')

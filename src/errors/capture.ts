@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { nestedDeeperThan } from '../http/json-body.ts'
 import { ProblemError } from '../http/problem.ts'
+import { named } from '../http/openapi-components.ts'
 import { newId } from '../ids.ts'
 import type { StoredEvent } from '../modules/module.ts'
 import { computeGrouping } from './fingerprint.ts'
@@ -12,7 +13,7 @@ const Label = (description: string) => Type.Optional(Type.String({ minLength: 1,
 
 export const CaptureFrame = ErrorFrame
 
-export const CaptureBody = Type.Object(
+export const CaptureBody = named('CaptureRequest', Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 512, description: 'exception name, e.g. TypeError' }),
     message: Type.String({ maxLength: 16_384 }),
@@ -39,17 +40,30 @@ export const CaptureBody = Type.Object(
       }),
     ),
   },
-  { additionalProperties: true, description: 'Fields not listed here are kept in the occurrence’s `metadata`.' },
-)
+  {
+    additionalProperties: true,
+    description: 'Fields not listed here are kept in the occurrence’s `metadata`.',
+    examples: [
+      {
+        name: 'TypeError',
+        message: "Cannot read properties of undefined (reading 'total')",
+        stack: "TypeError: Cannot read properties of undefined (reading 'total')\n    at checkout (/app/src/cart.js:42:17)\n    at main (/app/src/index.js:7:3)",
+        release: '1.2.3',
+        environment: 'production',
+        service: 'checkout-api',
+      },
+    ],
+  },
+))
 
 export type CaptureBody = Static<typeof CaptureBody>
 
-export const CaptureResponse = Type.Object({
+export const CaptureResponse = named('CaptureResponse', Type.Object({
   id: Type.String({ description: 'the occurrence id (occ_…)' }),
-  fingerprint: Type.String({ description: 'hex SHA-256 fingerprint computed for this occurrence' }),
-  groupFingerprint: Type.String({ description: 'the fingerprint its group is known by (differs after a merge)' }),
+  fingerprint: Type.String({ description: 'hex SHA-256 fingerprint computed for this occurrence', examples: ['3b9f1c2e7a4d5f6081b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718'] }),
+  groupFingerprint: Type.String({ description: 'the fingerprint its group is known by (differs after a merge)', examples: ['3b9f1c2e7a4d5f6081b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718'] }),
   isNewGroup: Type.Boolean({ description: 'true when this occurrence opened its group' }),
-})
+}, { description: 'The occurrence recorded and the group it joined.' }))
 
 const CAPTURE_FIELDS = new Set(Object.keys(CaptureBody.properties))
 const EVENT_FIELDS = new Set(['name', 'message', 'release', 'environment', 'service', 'stack', 'frames', 'request'])

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox'
+import { named } from '../http/openapi-components.ts'
 import type { Kysely } from 'kysely'
 import type { Storage } from '../storage/storage.ts'
 import { ProblemError } from '../http/problem.ts'
@@ -15,11 +16,16 @@ const DAY_MS = 86_400_000
 const Time = Type.String({ format: 'date-time' })
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()])
 
-export const GroupStatusSchema = Type.Union([Type.Literal('unresolved'), Type.Literal('resolved'), Type.Literal('ignored')])
+export const GroupStatusSchema = named(
+  'ErrorGroupStatus',
+  Type.Union([Type.Literal('unresolved'), Type.Literal('resolved'), Type.Literal('ignored')], { description: 'triage state; an occurrence reopens a resolved group' }),
+)
 
-export const ErrorGroup = Type.Object({
-  fingerprint: Type.String({ description: 'the fingerprint the group is known by; any fingerprint in `fingerprints` finds it too' }),
-  projectId: Type.String(),
+const FingerprintText = (description: string) => Type.String({ description, examples: ['3b9f1c2e7a4d5f6081b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718'] })
+
+export const ErrorGroup = named('ErrorGroup', Type.Object({
+  fingerprint: FingerprintText('the fingerprint the group is known by; any fingerprint in `fingerprints` finds it too'),
+  projectId: Type.String({ description: 'prj_…' }),
   name: Type.String({ description: 'exception name of the latest occurrence' }),
   message: Type.String({ description: 'message of the latest occurrence' }),
   status: GroupStatusSchema,
@@ -27,28 +33,28 @@ export const ErrorGroup = Type.Object({
   firstSeen: Time,
   lastSeen: Time,
   count: Type.Integer({ description: `every occurrence ever, exact (only the latest ${OCCURRENCES_KEPT_PER_GROUP} are kept)` }),
-  environments: Type.Array(Type.String()),
+  environments: Type.Array(Type.String(), { description: 'every environment an occurrence named' }),
   releases: Type.Array(Type.String(), { description: 'in the order they were first seen' }),
-  services: Type.Array(Type.String()),
-  firstRelease: Nullable(Type.String()),
+  services: Type.Array(Type.String(), { description: 'every service an occurrence named' }),
+  firstRelease: Nullable(Type.String({ description: 'the release of the first occurrence that named one' })),
   lastRelease: Nullable(Type.String({ description: 'the release of the latest occurrence that named one' })),
   fingerprints: Type.Array(Type.String(), { description: 'every fingerprint merged into the group, the oldest first' }),
   countsPerDay: Type.Array(Type.Object({ date: Type.String({ format: 'date' }), count: Type.Integer() }), {
     description: `occurrences per UTC day over the last ${DAYS_SHOWN} days, oldest first, today included`,
   }),
-})
+}, { description: 'Occurrences that share a fingerprint: one problem to triage.' }))
 
-const OccurrenceFrame = Type.Object({
+const OccurrenceFrame = named('StackFrame', Type.Object({
   function: Nullable(Type.String()),
   module: Nullable(Type.String()),
   filename: Nullable(Type.String()),
   lineno: Nullable(Type.Integer()),
   colno: Nullable(Type.Integer()),
-  inApp: Type.Boolean(),
-})
+  inApp: Type.Boolean({ description: 'your code, not a library or the runtime' }),
+}, { description: 'One stack frame; only in-app frames count for grouping.' }))
 
-export const ErrorOccurrence = Type.Object({
-  id: Type.String(),
+export const ErrorOccurrence = named('ErrorOccurrence', Type.Object({
+  id: Type.String({ description: 'occ_…, or the evt_… of an ingested error event' }),
   fingerprint: Type.String({ description: 'the fingerprint computed for it' }),
   timestamp: Time,
   receivedAt: Time,
@@ -61,7 +67,7 @@ export const ErrorOccurrence = Type.Object({
   service: Nullable(Type.String()),
   request: Nullable(Type.Record(Type.String(), Type.Unknown())),
   metadata: Type.Record(Type.String(), Type.Unknown(), { description: 'the capture’s fields beyond the known ones' }),
-})
+}, { description: 'One captured exception.' }))
 
 const GroupingComponentSchema = Type.Object({
   id: Type.String({ description: 'exception, stacktrace, message or custom' }),
@@ -70,7 +76,7 @@ const GroupingComponentSchema = Type.Object({
   hint: Type.String({ description: 'why it counts or not' }),
 })
 
-export const ErrorGroupDetail = Type.Object({
+export const ErrorGroupDetail = named('ErrorGroupDetail', Type.Object({
   ...ErrorGroup.properties,
   grouping: Type.Array(
     Type.Object({
@@ -84,7 +90,7 @@ export const ErrorGroupDetail = Type.Object({
     { description: 'why occurrences share this group: the components hashed into each of its fingerprints' },
   ),
   occurrences: Type.Array(ErrorOccurrence, { description: `the most recent, newest first (at most ${RECENT_OCCURRENCES})` }),
-})
+}, { description: 'A group with why its occurrences share it and its most recent occurrences.' }))
 
 export type ErrorGroup = Static<typeof ErrorGroup>
 

@@ -27,7 +27,7 @@ export const ErrorPayload = Type.Object(
     frames: Type.Optional(Type.Array(ErrorFrame, { maxItems: 1000, description: 'structured frames, innermost first; used instead of `stack` for grouping' })),
     request: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'request context; Authorization, Cookie and API-key headers are stored as [filtered]' })),
   },
-  { additionalProperties: true, description: 'At least one of name and message is required.' },
+  { additionalProperties: true, examples: [{ name: 'TypeError', message: 'cart is undefined', environment: 'production', release: '1.2.3' }], description: 'At least one of name and message is required.' },
 )
 
 export const errorExamples: PayloadExamples<typeof ErrorPayload> = {

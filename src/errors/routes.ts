@@ -10,6 +10,7 @@ import { refuseWhenBacklogged } from '../http/load-shedding.ts'
 import { findProject } from '../projects/store.ts'
 import { CaptureBody, CaptureResponse, occurrenceFromCapture } from './capture.ts'
 import { RATE_HEADERS, admitToProject } from '../ingest/rate-limit.ts'
+import { IDEMPOTENT_REPLAYED } from '../ingest/idempotency.ts'
 import { createGroupCommitter } from '../storage/group-commit.ts'
 import { OCCURRENCES_KEPT_PER_GROUP, recordOccurrences, type Occurrence, type RecordedOccurrence } from './group-store.ts'
 import {
@@ -25,18 +26,17 @@ import {
 } from './group-reads.ts'
 import { mergeGroups, setGroupStatus, unmergeFingerprints } from './triage.ts'
 import { claimIdempotencyKey, findStoredResponse, idempotencyKeyOf, replay, setStoredResponse } from '../ingest/idempotency.ts'
-import { sha256Hex } from '../identity/secrets.ts'
 
 const tags = ['errors']
 const MAX_CAPTURES_PER_TRANSACTION = 500
-const Fingerprint = Type.String({ pattern: '^[0-9a-f]{64}$', description: 'a group fingerprint: 64 lower-case hex digits' })
+const Fingerprint = Type.String({ pattern: '^[0-9a-f]{64}$', description: 'a group fingerprint: 64 lower-case hex digits', examples: ['3b9f1c2e7a4d5f6081b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718'] })
 const FingerprintParams = Type.Object({ fingerprint: Fingerprint })
 const FingerprintList = (description: string) =>
-  Type.Object({ fingerprints: Type.Array(Fingerprint, { minItems: 1, maxItems: 100, description }) }, { additionalProperties: false })
+  Type.Object({ fingerprints: Type.Array(Fingerprint, { minItems: 1, maxItems: 100, description }) }, { additionalProperties: false, examples: [{ fingerprints: ['8c1f0e9d2b3a4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5'] }] })
 
 const GroupsQuery = Type.Object(
   {
-    project_id: Type.String(),
+    project_id: Type.String({ description: 'the project (prj_…); 404 unless it is a live project of your organisation' }),
     ...PageQuery,
     status: Type.Optional(GroupStatusSchema),
     environment: Type.Optional(Type.String({ description: 'groups with an occurrence in this environment' })),
@@ -64,7 +64,16 @@ export const errorRoutes: FastifyPluginAsync<{ ctx: PortalContext }> = async (pl
     '/capture',
     {
       config: { access: 'apiKey' },
+      // Spec 4.1 rule 2: a repeat is answered before its body is validated or counted against a rate limit.
+      preValidation: async (request, reply) => {
+        const key = idempotencyKeyOf(request.headers['x-service-idempotency-key'])
+        if (key === undefined) return
+        const principal = request.principal as Extract<Principal, { kind: 'apiKey' }>
+        const stored = await findStoredResponse(ctx.storage.db, principal.projectId, key)
+        if (stored) return replay(reply, stored)
+      },
       schema: {
+        operationId: 'captureError',
         tags,
         summary: 'Capture an exception occurrence',
         description:
@@ -78,13 +87,13 @@ export const errorRoutes: FastifyPluginAsync<{ ctx: PortalContext }> = async (pl
         security: [{ apiKey: [] }],
         headers: Type.Object({
           'x-service-idempotency-key': Type.Optional(
-            Type.String({ description: 'a UUID; a repeat within 24 h with the same body returns the first response with `Idempotent-Replayed: true` and records nothing' }),
+            Type.String({ format: 'uuid', description: 'a UUID; a repeat within 24 h, whatever its body, returns the first response with `Idempotent-Replayed: true` and records nothing' }),
           ),
         }),
         body: CaptureBody,
         response: {
-          201: { description: 'Committed and grouped.', headers: RATE_HEADERS, content: { 'application/json': { schema: CaptureResponse } } },
-          ...problemResponses(400, 401, 403, 409, 413, 415, 422, 429, 503),
+          201: { description: 'Committed and grouped, or the first answer to this idempotency key replayed.', headers: { ...RATE_HEADERS, ...IDEMPOTENT_REPLAYED }, content: { 'application/json': { schema: CaptureResponse } } },
+          ...problemResponses(400, 401, 403, 'invalid_idempotency_key', 'idempotency_key_in_flight', 413, 415, 429, 503),
         },
       } as any,
     },
@@ -92,17 +101,12 @@ export const errorRoutes: FastifyPluginAsync<{ ctx: PortalContext }> = async (pl
       refuseWhenBacklogged(committer, ctx.config.loadShedding)
       const principal = request.principal as Extract<Principal, { kind: 'apiKey' }>
       const key = idempotencyKeyOf(request.headers['x-service-idempotency-key'])
-      const requestHash = key === undefined ? '' : sha256Hex(JSON.stringify(request.body))
-      const storedResponse = async () => (key === undefined ? undefined : findStoredResponse(ctx.storage.db, principal.projectId, key, requestHash))
-      // A repeat is answered before any rate limit, as on ingest: it stores nothing.
-      const first = await storedResponse()
-      if (first) return replay(reply, first)
       // A capture is one event and one batch of its project's ingest limits: a crash loop cannot flood the database.
       await admitToProject(ctx, principal, reply, 1)
       const occurrence = occurrenceFromCapture(principal.projectId, request.body as CaptureBody, Date.now())
-      const recorded = await committer.write({ occurrence, key, requestHash })
+      const recorded = await committer.write({ occurrence, key })
       if (recorded) return reply.code(201).send(recorded)
-      const concurrent = await storedResponse()
+      const concurrent = await findStoredResponse(ctx.storage.db, principal.projectId, key!)
       if (concurrent) return replay(reply, concurrent)
       throw new ProblemError(409, 'idempotency_key_in_flight', 'X-Service-Idempotency-Key: a request with this key is still being processed; retry')
     },
@@ -112,7 +116,12 @@ export const errorRoutes: FastifyPluginAsync<{ ctx: PortalContext }> = async (pl
     '/groups',
     {
       config: { access: 'read' },
-      schema: { tags, summary: 'A project’s error groups, filtered and sorted', querystring: GroupsQuery, response: { 200: List(ErrorGroup), ...problemResponses(400, 401, 403, 404, 503) } },
+      schema: {
+        operationId: 'listErrorGroups',
+        tags,
+        summary: 'A project’s error groups, filtered and sorted',
+        description: 'Groups of captured exceptions and ingested `error` events; one group’s detail: `GET /api/errors/groups/{fingerprint}`.',
+        querystring: GroupsQuery, response: { 200: List(ErrorGroup), ...problemResponses(400, 401, 403, 404, 503) } },
     },
     async (request) => {
       const { project_id: projectId, limit = DEFAULT_LIMIT, cursor, ...filters } = request.query
@@ -127,6 +136,7 @@ export const errorRoutes: FastifyPluginAsync<{ ctx: PortalContext }> = async (pl
       config: { access: 'read' },
       schema: {
         tags,
+        operationId: 'getErrorGroup',
         summary: 'A group with why its occurrences share it, its last 14 days and its most recent occurrences',
         description: 'Any fingerprint the group holds finds it, including those merged into it.',
         params: FingerprintParams,
@@ -142,7 +152,9 @@ export const errorRoutes: FastifyPluginAsync<{ ctx: PortalContext }> = async (pl
       config: { access: 'read' },
       schema: {
         tags,
+        operationId: 'listErrorGroupOccurrences',
         summary: `A group’s stored occurrences (its latest ${OCCURRENCES_KEPT_PER_GROUP}), newest first`,
+        description: 'Paged by `cursor`; older occurrences beyond those kept are counted in the group but not stored.',
         params: FingerprintParams,
         querystring: Type.Object(PageQuery, { additionalProperties: false }),
         response: { 200: List(ErrorOccurrence), ...problemResponses(400, 401, 403, 404, 503) },
@@ -160,12 +172,13 @@ export const errorRoutes: FastifyPluginAsync<{ ctx: PortalContext }> = async (pl
       config: { access: 'admin' },
       schema: {
         tags,
+        operationId: 'updateErrorGroup',
         summary: 'Triage a group: unresolved, resolved or ignored',
         description:
           'Clears `regressed`. An occurrence of a resolved group reopens it as unresolved with `regressed: true` (error.group.regressed); ' +
           'an ignored group stays ignored.',
         params: FingerprintParams,
-        body: Type.Object({ status: GroupStatusSchema }, { additionalProperties: false }),
+        body: Type.Object({ status: GroupStatusSchema }, { additionalProperties: false, examples: [{ status: 'resolved' }] }),
         response: { 200: ErrorGroup, ...problemResponses(400, 401, 403, 404, 503) },
       },
     },
@@ -181,6 +194,7 @@ export const errorRoutes: FastifyPluginAsync<{ ctx: PortalContext }> = async (pl
       config: { access: 'admin' },
       schema: {
         tags,
+        operationId: 'mergeErrorGroups',
         summary: 'Merge other groups of the project into this one',
         description:
           'The groups that `fingerprints` belong to join this group: it answers to all their fingerprints, counts and days are summed, ' +
@@ -188,7 +202,7 @@ export const errorRoutes: FastifyPluginAsync<{ ctx: PortalContext }> = async (pl
           '404 when a fingerprint is unknown, 422 when it belongs to another project.',
         params: FingerprintParams,
         body: FingerprintList('fingerprints whose groups merge into this one'),
-        response: { 200: ErrorGroup, ...problemResponses(400, 401, 403, 404, 422, 503) },
+        response: { 200: ErrorGroup, ...problemResponses(400, 401, 403, 404, 'other_project', 503) },
       },
     },
     async (request) => {
@@ -203,6 +217,7 @@ export const errorRoutes: FastifyPluginAsync<{ ctx: PortalContext }> = async (pl
       config: { access: 'admin' },
       schema: {
         tags,
+        operationId: 'unmergeErrorGroup',
         summary: 'Take fingerprints out of this group, each into a new group of its own',
         description:
           'Each fingerprint leaves with its own counts, days, environments, releases and stored occurrences; its new group is unresolved. ' +
@@ -211,8 +226,8 @@ export const errorRoutes: FastifyPluginAsync<{ ctx: PortalContext }> = async (pl
         params: FingerprintParams,
         body: FingerprintList('fingerprints of this group to put back on their own'),
         response: {
-          200: Type.Object({ group: ErrorGroup, unmerged: Type.Array(ErrorGroup, { description: 'the new groups, in the order asked' }) }),
-          ...problemResponses(400, 401, 403, 404, 422, 503),
+          200: Type.Object({ group: ErrorGroup, unmerged: Type.Array(ErrorGroup, { description: 'the new groups, in the order asked' }) }, { description: 'The group as it is now, and the new groups.' }),
+          ...problemResponses(400, 401, 403, 404, 'not_in_group', 'last_fingerprint', 503),
         },
       },
     },
@@ -228,7 +243,6 @@ export const errorRoutes: FastifyPluginAsync<{ ctx: PortalContext }> = async (pl
 interface Capture {
   occurrence: Occurrence
   key: string | undefined
-  requestHash: string
 }
 
 /**
@@ -239,7 +253,7 @@ async function recordCaptures(trx: Kysely<any>, ctx: PortalContext, captures: Ca
   const pending = { statusCode: 201, body: '' } // replaced below, in this transaction, once the group is known
   const claimed: Capture[] = []
   for (const capture of captures) {
-    if (capture.key === undefined || (await claimIdempotencyKey(trx, capture.occurrence.projectId, capture.key, capture.requestHash, pending))) claimed.push(capture)
+    if (capture.key === undefined || (await claimIdempotencyKey(trx, capture.occurrence.projectId, capture.key, pending))) claimed.push(capture)
   }
   const recorded = await recordOccurrences(trx, ctx, claimed.map((capture) => capture.occurrence))
   const results = new Map(claimed.map((capture, index) => [capture, recorded[index]]))

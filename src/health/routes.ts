@@ -1,23 +1,27 @@
 import { Type } from 'typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { PortalContext } from '../context.ts'
+import { named } from '../http/openapi-components.ts'
 
 const CHECK_TIMEOUT_MS = 2000
 
-const Check = Type.Object({
+const Check = named('HealthCheck', Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('failing')]),
-  latencyMs: Type.Number(),
+  latencyMs: Type.Number({ description: 'how long the check took' }),
   error: Type.Optional(Type.String({ description: 'why the check failed; never a secret or a connection string' })),
-})
+}, { description: 'One dependency’s check.' }))
 
-const Health = Type.Object({
+const Health = named('Health', Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
   checks: Type.Object({
     database: Check,
     authorization: Check,
     identityProvider: Type.Optional(Check),
-  }),
-})
+  }, { description: 'one entry per dependency; `identityProvider` when AUTH_JWKS_URL is set' }),
+}, {
+  description: 'The portal’s health and each check’s result.',
+  examples: [{ status: 'ok', checks: { database: { status: 'ok', latencyMs: 1.2 }, authorization: { status: 'ok', latencyMs: 0.4 } } }],
+}))
 
 export const healthRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = async (app, { ctx }) => {
   app.get(
@@ -25,12 +29,22 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = a
     {
       config: { access: 'public' },
       schema: {
+        operationId: 'getHealth',
         tags: ['health'],
+        description: 'No bearer needed; answered even while the portal sheds load, so that load balancers can tell busy from dead. Each check has 2 s.',
         summary: 'Whether the portal can write to its database (one row committed) and reach its authorisation service: the token store, and the OIDC issuer’s JWKS when AUTH_JWKS_URL is set',
         security: [],
         response: {
-          200: { ...Health, description: 'Every check passed' },
-          503: { ...Health, description: 'A check failed; `checks` names it' },
+          200: { description: 'Every check passed', content: { 'application/json': { schema: Health } } },
+          503: {
+            description: 'A check failed; `checks` names it',
+            content: {
+              'application/json': {
+                schema: Health,
+                example: { status: 'unavailable', checks: { database: { status: 'failing', latencyMs: 2000, error: 'timed out after 2000 ms' }, authorization: { status: 'ok', latencyMs: 0.4 } } },
+              },
+            },
+          },
         },
       },
     },

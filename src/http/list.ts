@@ -2,6 +2,7 @@ import { sql, type SelectQueryBuilder } from 'kysely'
 import { Type, type TProperties, type TSchema } from 'typebox'
 import { decodeCursor, encodeCursor } from '../ids.ts'
 import { ProblemError } from './problem.ts'
+import { named, nameOf } from './openapi-components.ts'
 
 export const DEFAULT_LIMIT = 50
 export const MAX_LIMIT = 500
@@ -18,11 +19,15 @@ export const TimeRangeQuery = {
   to: Type.Optional(Type.String({ format: 'date-time', description: 'ISO 8601; events before' })),
 } satisfies TProperties
 
-export const List = <T extends TSchema>(item: T) =>
-  Type.Object({
-    data: Type.Array(item),
+/** The list envelope of DESIGN; named `<Item>List` in the OpenAPI document when its item is named. */
+export const List = <T extends TSchema>(item: T) => {
+  const list = Type.Object({
+    data: Type.Array(item, { description: 'this page, newest first' }),
     nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'pass as `cursor` for the next page; null on the last page' }),
   })
+  const itemName = nameOf(item)
+  return itemName === undefined ? list : named(`${itemName}List`, list)
+}
 
 export interface Page<T> {
   data: T[]

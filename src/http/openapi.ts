@@ -2,8 +2,26 @@ import fp from 'fastify-plugin'
 import swagger from '@fastify/swagger'
 import { Type } from 'typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { eventTypes } from '../modules/registry.ts'
-import { problemResponses } from './problem.ts'
+import { eventTypes, modules } from '../modules/registry.ts'
+import { outgoingWebhooks } from '../webhooks/openapi-webhooks.ts'
+import type { Access } from './auth.ts'
+import { hoistNamedSchemas, hoistProblemResponses, pascalCase } from './openapi-components.ts'
+import { documentRoute } from './openapi-route.ts'
+import { PROBLEM_CODES, problemResponses, problemTitle } from './problem.ts'
+
+/** Every tag an operation may carry, with what it groups; a route's tag must be one of these (test/openapi.test.ts). */
+export const API_TAGS: { name: string; description: string }[] = [
+  { name: 'health', description: 'Whether the portal can serve: for load balancers and probes; no bearer needed.' },
+  { name: 'meta', description: 'This document and other facts about the API itself.' },
+  { name: 'identity', description: 'Who the bearer of an access token is.' },
+  { name: 'ingest', description: 'Sending events: the signed batch of spec 4.1, taken with a project API key.' },
+  { name: 'projects', description: 'Projects of the organisation: create, rename, soft-delete.' },
+  { name: 'api keys', description: 'A project’s API keys (`pk_…`) and the webhook secret each signs ingest batches with.' },
+  ...modules.map((module) => ({
+    name: module.name,
+    description: `The ${module.name} module: events of type \`${module.type}\` (payload \`${pascalCase(module.type)}Payload\`), read under \`${module.basePath}\`.`,
+  })),
+]
 
 /** The OpenAPI 3.1 document, generated from the route schemas so that it cannot drift from them. */
 export const openApiPlugin = fp(async (app) => {
@@ -25,17 +43,45 @@ export const openApiPlugin = fp(async (app) => {
         title: 'Observability Portal',
         version: '0.1.0',
         description:
-          `Signed ingest of ${eventTypes.length} event types (${eventTypes.join(', ')}), module reads, error grouping and webhook delivery. ` +
-          'Errors are RFC 9457 problem details with a stable `code`. Lists are `{ data, nextCursor }`, newest first, ' +
-          '`limit` (default 50, at most 500) and `cursor`. Unknown query parameters are refused with 400.',
+          `Signed ingest of ${eventTypes.length} event types (${eventTypes.join(', ')}), module reads, error grouping and webhook delivery.\n\n` +
+          'Errors are RFC 9457 problem details (`Problem`) with a stable `code`; each response lists the codes it can carry. ' +
+          'Lists are `{ data, nextCursor }`, newest first, `limit` (default 50, at most 500) and `cursor`. Unknown query parameters are refused with 400. ' +
+          'Operations that need an admin access token say so and carry `x-required-role: admin`; reads carry `x-required-role: viewer`. ' +
+          'A JSON route answers 415 to any other media type.',
+        contact: { name: 'Observability Portal maintainers' },
+        // No licence is chosen yet (the repository has no LICENSE file); replace this when one is.
+        license: { name: 'Proprietary: no licence granted yet', identifier: 'LicenseRef-Proprietary' },
       },
+      servers: [{ url: '/', description: 'The portal serving this document' }],
+      tags: API_TAGS,
       components: {
         securitySchemes: {
-          accessToken: { type: 'http', scheme: 'bearer', description: 'pat_… access token: admin (everything) or viewer (reads only).' },
-          apiKey: { type: 'http', scheme: 'bearer', description: 'pk_… project API key: writes only, where its scopes allow (signed ingest and error capture, OTLP, Sentry).' },
+          accessToken: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'pat_… access token, or an OIDC JWT when AUTH_JWKS_URL is set',
+            description: 'A person’s or an automation’s access token: role admin (everything) or viewer (reads only). Management and all reads.',
+          },
+          apiKey: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'pk_… project API key',
+            description: 'A project API key: write-only, bound to one project, where its scopes allow: signed ingest and error capture (`ingest`), OTLP (`otlp`), Sentry (`sentry`); 403 everywhere else.',
+          },
         },
       },
       security: [{ accessToken: [] }],
+    },
+    transform: ({ schema, url, route }) => ({ schema: documentRoute(schema as Record<string, any>, (route.config as { access?: Access } | undefined)?.access) as typeof schema, url }),
+    transformObject: (documentObject) => {
+      const document = (documentObject as { openapiObject: Record<string, any> }).openapiObject
+      document.webhooks = outgoingWebhooks()
+      hoistNamedSchemas(document)
+      hoistProblemResponses(document, (status, codes) => {
+        const common = new Set(Object.keys(PROBLEM_CODES).filter((code) => PROBLEM_CODES[code].status === status && PROBLEM_CODES[code].arises === 'every'))
+        return pascalCase(problemTitle(status)) + codes.filter((code) => !common.has(code)).map(pascalCase).join('')
+      })
+      return document as never
     },
   })
 })
@@ -47,10 +93,11 @@ export const openApiRoute: FastifyPluginAsyncTypebox = async (app) => {
     {
       config: { access: 'any' },
       schema: {
+        operationId: 'getOpenApiDocument',
         tags: ['meta'],
         summary: 'This document: OpenAPI 3.1, generated from the running portal’s routes',
-        security: [{ accessToken: [] }, { apiKey: [] }],
-        response: { 200: Type.Object({}, { additionalProperties: true, description: 'An OpenAPI 3.1.0 document' }), ...problemResponses(401, 503) },
+        description: 'Generated from the route schemas of the running portal, so it cannot drift from them. Any access token or API key may read it.',
+        response: { 200: Type.Object({}, { additionalProperties: true, description: 'An OpenAPI 3.1.0 document', examples: [{ openapi: '3.1.0' }] }), ...problemResponses(401, 503) },
       },
     },
     async () => app.swagger(),

@@ -1,6 +1,7 @@
 import { Type, type TSchema } from 'typebox'
 import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { named } from './openapi-components.ts'
 
 /** A failure with a stable `code`; the error handler turns it into an RFC 9457 problem response. */
 export class ProblemError extends Error {
@@ -14,15 +15,21 @@ export class ProblemError extends Error {
   }
 }
 
-export const Problem = Type.Object(
-  {
-    type: Type.String({ description: 'A URI naming the kind of problem; `about:blank` plus `code` for ours.' }),
-    title: Type.String(),
-    status: Type.Integer(),
-    detail: Type.String({ description: 'What went wrong, naming the field or header at fault.' }),
-    code: Type.String({ description: 'Stable snake_case word for programs: invalid_signature, rate_limited, not_found, …' }),
-  },
-  { description: 'RFC 9457 problem details (application/problem+json).' },
+export const Problem = named(
+  'Problem',
+  Type.Object(
+    {
+      type: Type.String({ description: 'A URI naming the kind of problem; `about:blank` plus `code` for ours.' }),
+      title: Type.String({ description: 'The HTTP status text.' }),
+      status: Type.Integer({ description: 'The HTTP status code, repeated.' }),
+      detail: Type.String({ description: 'What went wrong, naming the field or header at fault.' }),
+      code: Type.String({ description: 'Stable snake_case word for programs; each response lists the values it can carry.' }),
+    },
+    {
+      description: 'RFC 9457 problem details (application/problem+json).',
+      examples: [{ type: 'about:blank', title: 'Not Found', status: 404, detail: 'no project prj_01JD3Z8Q6R2N5M7K9P4TXYZABC', code: 'not_found' }],
+    },
+  ),
 )
 
 const TITLES: Record<number, string> = {
@@ -55,16 +62,89 @@ const DESCRIPTIONS: Record<number, string> = {
   503: 'The portal is shedding load or its database is unreachable; retry after `Retry-After` seconds.',
 }
 
-/** OpenAPI response entries for the problem statuses a route can return. */
-export function problemResponses(...statuses: number[]): Record<number, TSchema> {
+const RETRY_AFTER = { 'Retry-After': { type: 'integer', minimum: 0, description: 'seconds to wait before retrying' } }
+
+/** The response headers a problem of each status carries. */
+const PROBLEM_HEADERS: Record<number, Record<string, unknown>> = {
+  401: { 'WWW-Authenticate': { type: 'string', description: 'always `Bearer`: the credential this API takes', enum: ['Bearer'] } },
+  429: {
+    ...RETRY_AFTER,
+    'RateLimit-Limit': { type: 'integer', description: 'the project’s limit, per second, of the bucket that refused the request' },
+    'RateLimit-Remaining': { type: 'integer', description: 'what is left of it now' },
+    'RateLimit-Reset': { type: 'integer', description: 'seconds until it is full again' },
+  },
+  503: RETRY_AFTER,
+}
+
+/**
+ * Where each problem `code` can arise, so that every response of the document lists the codes it can
+ * carry: `every` route that lists the status, routes that take a JSON `body`, routes with a `cursor`,
+ * routes of an `access` (see auth.ts), or only the `route`s that name the code in `problemResponses`.
+ */
+export const PROBLEM_CODES: Record<string, { status: number; arises: 'every' | 'body' | 'cursor' | 'route' | `access:${string}` }> = {
+  invalid_request: { status: 400, arises: 'every' },
+  invalid_url: { status: 400, arises: 'every' },
+  invalid_json: { status: 400, arises: 'body' },
+  too_deep: { status: 400, arises: 'body' },
+  invalid_content_length: { status: 400, arises: 'body' },
+  invalid_cursor: { status: 400, arises: 'cursor' },
+  invalid_idempotency_key: { status: 400, arises: 'route' },
+  missing_events: { status: 400, arises: 'route' },
+  missing_token: { status: 401, arises: 'every' },
+  invalid_token: { status: 401, arises: 'every' },
+  access_token_required: { status: 403, arises: 'access:read,admin' },
+  admin_required: { status: 403, arises: 'access:admin' },
+  api_key_required: { status: 403, arises: 'access:apiKey' },
+  missing_signature: { status: 403, arises: 'route' },
+  invalid_signature: { status: 403, arises: 'route' },
+  not_found: { status: 404, arises: 'every' },
+  idempotency_key_in_flight: { status: 409, arises: 'route' },
+  delivery_pending: { status: 409, arises: 'route' },
+  endpoint_disabled: { status: 409, arises: 'route' },
+  body_too_large: { status: 413, arises: 'body' },
+  batch_too_large: { status: 413, arises: 'route' },
+  unsupported_media_type: { status: 415, arises: 'body' },
+  other_project: { status: 422, arises: 'route' },
+  not_in_group: { status: 422, arises: 'route' },
+  last_fingerprint: { status: 422, arises: 'route' },
+  endpoint_unavailable: { status: 422, arises: 'route' },
+  rate_limited: { status: 429, arises: 'every' },
+  headers_too_large: { status: 431, arises: 'every' },
+  overloaded: { status: 503, arises: 'every' },
+  database_unavailable: { status: 503, arises: 'every' },
+  authorization_unavailable: { status: 503, arises: 'every' },
+}
+
+/** The key of a problem response entry holding the route-specific codes it names, read by the OpenAPI document. */
+export const ROUTE_PROBLEM_CODES = 'x-problem-codes'
+
+/**
+ * OpenAPI response entries for the problems a route can return: statuses, and codes only this route
+ * raises (their status is implied). The document adds the codes every route of that status can carry.
+ */
+export function problemResponses(...problems: (number | string)[]): Record<number, TSchema> {
+  const codesByStatus = new Map<number, string[]>()
+  for (const problem of problems) {
+    const status = typeof problem === 'number' ? problem : (PROBLEM_CODES[problem]?.status ?? 400)
+    const codes = codesByStatus.get(status) ?? []
+    if (typeof problem === 'string') codes.push(problem)
+    codesByStatus.set(status, codes)
+  }
   const responses: Record<number, TSchema> = {}
-  for (const status of statuses) {
+  for (const [status, codes] of codesByStatus) {
     responses[status] = {
       description: DESCRIPTIONS[status] ?? TITLES[status] ?? 'Problem',
+      ...(PROBLEM_HEADERS[status] && { headers: PROBLEM_HEADERS[status] }),
       content: { 'application/problem+json': { schema: Problem } },
+      [ROUTE_PROBLEM_CODES]: codes,
     } as unknown as TSchema
   }
   return responses
+}
+
+/** The HTTP status text a problem of `status` carries as its `title`. */
+export function problemTitle(status: number): string {
+  return TITLES[status] ?? 'Error'
 }
 
 export function sendProblem(reply: FastifyReply, status: number, code: string, detail: string, headers: Record<string, string> = {}) {
@@ -88,7 +168,7 @@ const FASTIFY_CODES: Record<string, [number, string]> = {
 export function problemErrorHandler(isUnavailable: (error: unknown) => boolean) {
   return function handleError(this: unknown, error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
     if (error instanceof ProblemError) return sendProblem(reply, error.status, error.code, error.detail, error.headers)
-    if (error.validation) return sendProblem(reply, 400, 'invalid_request', validationDetail(error))
+    if (error.validation) return sendProblem(reply, 400, validationCode(error), validationDetail(error))
     const known = error.code ? FASTIFY_CODES[error.code] : undefined
     if (known) return sendProblem(reply, known[0], known[1], error.message)
     if (error instanceof SyntaxError) return sendProblem(reply, 400, 'invalid_json', `body is not valid JSON: ${error.message}`)
@@ -120,6 +200,12 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex) 
   socket.end(
     `HTTP/1.1 ${status} ${TITLES[status]}\r\nconnection: close\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   )
+}
+
+// A malformed idempotency key is refused with the same code whether its route's schema or its handler finds it.
+function validationCode(error: FastifyError): string {
+  const first = error.validation?.[0]
+  return error.validationContext === 'headers' && first?.instancePath === '/x-service-idempotency-key' ? 'invalid_idempotency_key' : 'invalid_request'
 }
 
 function validationDetail(error: FastifyError): string {

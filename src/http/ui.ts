@@ -66,7 +66,8 @@ export const uiPlugin: FastifyPluginAsync<{ distDir?: string }> = async (app, { 
     const urlPath = request.url.split('?')[0]
     if (urlPath === '/api' || urlPath.startsWith('/api/')) return sendProblem(reply, 404, 'not_found', `no route for ${request.method} ${urlPath}`)
     if (assets.size === 0) return reply.code(503).type('text/html; charset=utf-8').send(MISSING_BUILD_PAGE)
-    const asset = assets.get(urlPath)
+    // A folder of the build (the API reference at /reference/) is its index.html.
+    const asset = assets.get(urlPath) ?? assets.get(`${urlPath.replace(/\/$/, '')}/index.html`)
     if (asset) return sendAsset(request, reply, asset)
     if (path.extname(urlPath) !== '') return reply.code(404).type('text/plain; charset=utf-8').send(`no file ${urlPath} in the web UI`)
     return sendAsset(request, reply, assets.get('/index.html')!)

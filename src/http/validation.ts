@@ -1,13 +1,14 @@
 import { Ajv, type Options } from 'ajv'
 import addFormats from 'ajv-formats'
 import type { FastifySchemaCompiler } from 'fastify'
+import { COMPONENT_NAME } from './openapi-components.ts'
 
 const SHARED: Options = {
   allErrors: false,
   // Unknown query parameters and body fields are refused with a 400 naming them, not silently dropped.
   removeAdditional: false,
   useDefaults: true,
-  keywords: ['x-reason'],
+  keywords: ['x-reason', COMPONENT_NAME],
 }
 
 function ajvWith(options: Options) {

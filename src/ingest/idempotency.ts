@@ -7,6 +7,14 @@ export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
+// The column once told a repeat with another body apart; spec 4.1 replays it all the same, and migrations are frozen.
+const UNUSED_REQUEST_HASH = ''
+
+/** The OpenAPI header entry of a response that can be a replay. */
+export const IDEMPOTENT_REPLAYED = {
+  'Idempotent-Replayed': { type: 'string', enum: ['true'], description: '`true` when this is the first response to this idempotency key, replayed; absent otherwise' },
+}
+
 export interface StoredResponse {
   statusCode: number
   body: string
@@ -22,21 +30,19 @@ export function idempotencyKeyOf(header: string | string[] | undefined): string 
 }
 
 /**
- * The response first given for this key within 24 hours, or undefined. The same key with another
- * body is refused: replaying the first answer to a different batch would hide the second's events.
+ * The response first given for this key within 24 hours, or undefined. Spec 4.1 rule 2: a repeat
+ * gets that response whatever body it carries, so a client that rebuilds its batch before retrying
+ * (fresh timestamps, say) still learns the outcome of the first send and stores nothing twice.
  */
-export async function findStoredResponse(db: Kysely<Database>, projectId: string, key: string, requestHash: string): Promise<StoredResponse | undefined> {
+export async function findStoredResponse(db: Kysely<Database>, projectId: string, key: string): Promise<StoredResponse | undefined> {
   const row = await db
     .selectFrom('idempotency_keys')
-    .select(['request_hash', 'status_code', 'response_body'])
+    .select(['status_code', 'response_body'])
     .where('project_id', '=', projectId)
     .where('key', '=', key)
     .where('created_at', '>', Date.now() - IDEMPOTENCY_RETENTION_MS)
     .executeTakeFirst()
   if (!row) return undefined
-  if (row.request_hash !== requestHash) {
-    throw new ProblemError(422, 'idempotency_key_reused', 'X-Service-Idempotency-Key: was already used within 24 hours for a different body')
-  }
   return { statusCode: row.status_code, body: row.response_body }
 }
 
@@ -50,12 +56,12 @@ export function replay(reply: FastifyReply, stored: StoredResponse) {
  * when a live record exists already: on PostgreSQL the insert waits for a concurrent holder of the
  * key to commit, so the loser sees its record and the events are never stored twice.
  */
-export async function claimIdempotencyKey(trx: Kysely<Database>, projectId: string, key: string, requestHash: string, response: StoredResponse): Promise<boolean> {
+export async function claimIdempotencyKey(trx: Kysely<Database>, projectId: string, key: string, response: StoredResponse): Promise<boolean> {
   const now = Date.now()
   const row = {
     project_id: projectId,
     key,
-    request_hash: requestHash,
+    request_hash: UNUSED_REQUEST_HASH,
     status_code: response.statusCode,
     response_body: response.body,
     created_at: now,
@@ -66,7 +72,7 @@ export async function claimIdempotencyKey(trx: Kysely<Database>, projectId: stri
     .onConflict((conflict) =>
       conflict
         .columns(['project_id', 'key'])
-        .doUpdateSet({ request_hash: requestHash, status_code: response.statusCode, response_body: response.body, created_at: now })
+        .doUpdateSet({ status_code: response.statusCode, response_body: response.body, created_at: now })
         .where('idempotency_keys.created_at', '<=', now - IDEMPOTENCY_RETENTION_MS),
     )
     .returning('key')

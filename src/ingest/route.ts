@@ -4,33 +4,76 @@ import type { FastifyRequest } from 'fastify'
 import type { PortalContext } from '../context.ts'
 import { parseJsonBody } from '../http/json-body.ts'
 import { ProblemError, problemErrorHandler, problemResponses } from '../http/problem.ts'
-import { sha256Hex } from '../identity/secrets.ts'
-import { modules } from '../modules/registry.ts'
-import { findStoredResponse, idempotencyKeyOf, replay, type StoredResponse } from './idempotency.ts'
+import { modules, eventTypes } from '../modules/registry.ts'
+import { named, pascalCase } from '../http/openapi-components.ts'
+import { exampleOf } from '../http/schema-example.ts'
+import { IDEMPOTENT_REPLAYED, findStoredResponse, idempotencyKeyOf, replay, type StoredResponse } from './idempotency.ts'
 import type { ApiKeyPrincipal, IngestPipeline } from './pipeline.ts'
 import { RATE_HEADERS } from './rate-limit.ts'
 import { verifyIngestSignature } from './signature.ts'
 import { isPlainObject } from './validate-event.ts'
 
-const EventSchema = Type.Union(
-  modules.map((module) =>
-    Type.Object(
-      { type: Type.Literal(module.type), ts: Type.String({ format: 'date-time', description: 'ISO 8601 in UTC' }), data: module.payload },
-      { examples: [{ type: module.type, ts: '2026-01-31T12:00:00.000Z', data: module.examples.valid }] },
-    ),
+/**
+ * An event as the server takes it: any object. Each is checked on its own and a malformed one is
+ * listed in `rejected` with the batch still answered 200, so the document must not make it invalid
+ * (a validating gateway would refuse the whole batch); the payload shapes are named components instead.
+ */
+const IngestEvent = named(
+  'IngestEvent',
+  Type.Object(
+    {
+      type: Type.String({ description: `the event type, one of ${eventTypes.map((type) => `\`${type}\``).join(', ')}; it selects the module and the shape of \`data\``, examples: ['log'] }),
+      ts: Type.String({ description: 'when it happened: ISO 8601 in UTC (`2026-11-23T18:30:00.000Z`)', examples: ['2026-11-23T18:30:00.000Z'] }),
+      data: Type.Object(
+        {},
+        {
+          additionalProperties: true,
+          description: `the payload: ${modules.map((module) => `\`${module.type}\` → \`${pascalCase(module.type)}Payload\``).join(', ')}`,
+          examples: [{ level: 'error', message: 'payment declined for order 1042' }],
+        },
+      ),
+    },
+    {
+      additionalProperties: true,
+      description:
+        'One event. An event whose `type`, `ts` or `data` is wrong (per the payload component of its type) is listed in `rejected`; the others are stored.',
+    },
   ),
-  { description: 'An event; `type` selects the module and the shape of `data`.' },
 )
 
-export const IngestResponse = Type.Object({
-  accepted: Type.Integer({ description: 'events stored; they are committed before this answer' }),
-  rejected: Type.Array(
-    Type.Object({
-      index: Type.Integer({ description: 'zero-based position in `events`' }),
-      reason: Type.String({ description: 'the field and the problem, e.g. `data.actor: required`' }),
-    }),
+const IngestRequest = named(
+  'IngestRequest',
+  Type.Object(
+    { events: Type.Array(IngestEvent, { description: 'the batch; each event is checked on its own' }) },
+    {
+      description: 'A batch of events. Not an object with an `events` array: 400 `missing_events`.',
+      examples: [{ events: modules.slice(0, 3).map((module) => ({ type: module.type, ts: '2026-11-23T18:30:00.000Z', data: exampleOf(module.payload) })) }],
+    },
   ),
-})
+)
+
+export const IngestResponse = named(
+  'IngestResponse',
+  Type.Object(
+    {
+      accepted: Type.Integer({ description: 'events stored; they are committed before this answer' }),
+      rejected: Type.Array(
+        named(
+          'RejectedEvent',
+          Type.Object(
+            {
+              index: Type.Integer({ description: 'zero-based position in `events`' }),
+              reason: Type.String({ description: 'the field and the problem, e.g. `data.actor: required`' }),
+            },
+            { description: 'An event that was not stored, and why.' },
+          ),
+        ),
+        { description: 'the events not stored, in batch order' },
+      ),
+    },
+    { description: 'What happened to each event of the batch.', examples: [{ accepted: 2, rejected: [{ index: 1, reason: 'data.actor: required' }] }] },
+  ),
+)
 
 const EMPTY_BODY = Buffer.alloc(0)
 
@@ -55,6 +98,7 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext; pipel
         return handleError.call(app, oversize ? batchTooLarge(maxBatchBytes) : error, request, reply)
       },
       schema: {
+        operationId: 'ingestEvents',
         tags: ['ingest'],
         summary: 'Ingest a signed batch of events',
         description:
@@ -63,19 +107,30 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext; pipel
           '503 `overloaded` at any point while the portal sheds load: its event loop lags, or LOAD_SHED_MAX_PENDING_EVENTS events already wait for their commit.',
         security: [{ apiKey: [] }],
         headers: Type.Object({
-          'x-service-signature': Type.String({ description: 'lower-case hex HMAC-SHA256 of the raw body, keyed with the API key’s webhook secret' }),
+          'x-service-signature': Type.String({ examples: ['9c4f2b0e4d1a7c3e8b5f6a2d9e0c1b4a7f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c'], description: 'lower-case hex HMAC-SHA256 of the raw body, keyed with the API key’s webhook secret' }),
           'x-service-idempotency-key': Type.Optional(
             Type.String({ format: 'uuid', description: 'a repeat within 24 h returns the first response with `Idempotent-Replayed: true`' }),
           ),
         }),
-        body: Type.Object({ events: Type.Array(EventSchema) }),
+        body: IngestRequest,
         response: {
           200: {
             description: 'Batch processed; accepted count and per-event rejections.',
-            headers: { ...RATE_HEADERS, 'Idempotent-Replayed': { type: 'string', description: '`true` on a replayed response' } },
+            headers: { ...RATE_HEADERS, ...IDEMPOTENT_REPLAYED },
             content: { 'application/json': { schema: IngestResponse } },
           },
-          ...problemResponses(400, 401, 403, 409, 413, 415, 422, 429, 503),
+          ...problemResponses(
+            'invalid_idempotency_key',
+            'missing_events',
+            401,
+            'missing_signature',
+            'invalid_signature',
+            'idempotency_key_in_flight',
+            'batch_too_large',
+            415,
+            429,
+            503,
+          ),
         },
       } as any,
     },
@@ -86,21 +141,21 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext; pipel
       verifyIngestSignature(ctx, principal.webhookSecretEncrypted, request.headers['x-service-signature'], body)
       requireJsonContentType(request.headers['content-type'])
       const key = idempotencyKeyOf(request.headers['x-service-idempotency-key'])
-      const events = parseEvents(body)
-      const requestHash = key === undefined ? '' : sha256Hex(body)
+      // Spec 4.1 rule 2: a repeat is answered before its body is looked at, whatever it carries.
       if (key !== undefined) {
-        const stored = await findStoredResponse(ctx.storage.db, principal.projectId, key, requestHash)
+        const stored = await findStoredResponse(ctx.storage.db, principal.projectId, key)
         if (stored) return replay(reply, stored)
       }
+      const events = parseEvents(body)
 
       await pipeline.admit(principal, reply, events.length)
 
       const { accepted, rejected } = pipeline.check(principal.projectId, events, Date.now())
       const response: StoredResponse = { statusCode: 200, body: JSON.stringify({ accepted: accepted.length, rejected }) }
 
-      const stored = await pipeline.commit({ projectId: principal.projectId, key, requestHash, response, accepted })
+      const stored = await pipeline.commit({ projectId: principal.projectId, key, response, accepted })
       if (!stored) {
-        const first = await findStoredResponse(ctx.storage.db, principal.projectId, key!, requestHash)
+        const first = await findStoredResponse(ctx.storage.db, principal.projectId, key!)
         if (first) return replay(reply, first)
         throw new ProblemError(409, 'idempotency_key_in_flight', 'X-Service-Idempotency-Key: a request with this key is still being processed; retry')
       }

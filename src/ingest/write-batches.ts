@@ -7,7 +7,6 @@ import { claimIdempotencyKey, type StoredResponse } from './idempotency.ts'
 export interface IngestBatch {
   projectId: string
   key: string | undefined
-  requestHash: string
   response: StoredResponse
   accepted: AcceptedEvent[]
 }
@@ -24,7 +23,7 @@ export async function writeIngestBatches(trx: Kysely<any>, ctx: PortalContext, b
   const stored: boolean[] = []
   const events: AcceptedEvent[] = []
   for (const batch of batches) {
-    const claimed = batch.key === undefined || (await claimIdempotencyKey(trx, batch.projectId, batch.key, batch.requestHash, batch.response))
+    const claimed = batch.key === undefined || (await claimIdempotencyKey(trx, batch.projectId, batch.key, batch.response))
     stored.push(claimed)
     if (claimed) events.push(...batch.accepted)
   }

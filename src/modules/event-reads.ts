@@ -8,6 +8,7 @@ import { problemResponses } from '../http/problem.ts'
 import { encodeCursor, isoTime } from '../ids.ts'
 import { findProject } from '../projects/store.ts'
 import type { EventModule } from './module.ts'
+import { named, pascalCase } from '../http/openapi-components.ts'
 
 const moduleStatusFields = {
   module: Type.String(),
@@ -39,16 +40,22 @@ export function eventReads(module: EventModule): FastifyPluginAsyncTypebox<{ ctx
       .map(([name]) => `\`${name}\``),
     ...patternFilters.map((filter) => `\`${filter.pattern}\``),
   ]
-  const StoredEventSchema = Type.Object({
-    id: Type.String(),
-    projectId: Type.String(),
-    type: Type.Literal(module.type),
-    ts: Type.String({ format: 'date-time' }),
-    receivedAt: Type.String({ format: 'date-time' }),
-    data: module.payload,
-  })
+  const StoredEventSchema = named(
+    `${pascalCase(module.type)}Event`,
+    Type.Object(
+      {
+        id: Type.String({ description: 'evt_… event id' }),
+        projectId: Type.String({ description: 'prj_… project the event was ingested for' }),
+        type: Type.Literal(module.type),
+        ts: Type.String({ format: 'date-time', description: 'when it happened, as sent in `ts`' }),
+        receivedAt: Type.String({ format: 'date-time', description: 'when the portal received it' }),
+        data: module.payload,
+      },
+      { description: `A stored \`${module.type}\` event.` },
+    ),
+  )
   const tags = [module.name]
-  const ModuleStatus = Type.Object({ ...moduleStatusFields, ...module.status?.schema })
+  const ModuleStatus = named(`${pascalCase(module.name)}ModuleStatus`, Type.Object({ ...moduleStatusFields, ...module.status?.schema }))
 
   return async (app, { ctx }) => {
     const db = ctx.storage.db as unknown as Kysely<any>
@@ -70,9 +77,14 @@ export function eventReads(module: EventModule): FastifyPluginAsyncTypebox<{ ctx
       {
         config: { access: 'read' },
         schema: {
+          operationId: `get${pascalCase(module.name)}Status`,
           tags,
           summary: `${module.name} module health; with project_id, that project's event count and latest event`,
-          querystring: Type.Object({ project_id: Type.Optional(Type.String()) }, { additionalProperties: false }),
+          description: `Whether the ${module.name} module can read its table. With \`project_id\`, also the project’s \`${module.type}\` event count and latest event time.`,
+          querystring: Type.Object(
+            { project_id: Type.Optional(Type.String({ description: 'a project (prj_…) to count events of; 404 unless it is a live project of your organisation' })) },
+            { additionalProperties: false },
+          ),
           response: { 200: ModuleStatus, ...problemResponses(400, 401, 403, 404, 503) },
         },
       },
@@ -98,6 +110,7 @@ export function eventReads(module: EventModule): FastifyPluginAsyncTypebox<{ ctx
       {
         config: { access: 'read' },
         schema: {
+          operationId: `list${pascalCase(module.type)}Events`,
           tags,
           summary: `${module.name} events of a project, newest first`,
           // OpenAPI parameters cannot be named by a pattern; the description carries them instead.
@@ -109,9 +122,9 @@ export function eventReads(module: EventModule): FastifyPluginAsyncTypebox<{ ctx
                   'it may hold fewer than `limit` events, even none, while `nextCursor` is set: follow it to search on.',
             ]
               .filter(Boolean)
-              .join(' ') || undefined,
+              .join(' ') || `The project’s \`${module.type}\` events as stored, newest first by \`ts\`, filtered by the parameters below and paged by \`cursor\`.`,
           querystring: Type.Object(
-            { project_id: Type.String(), ...PageQuery, ...TimeRangeQuery, ...filterQuery },
+            { project_id: Type.String({ description: 'the project to read (prj_…); 404 unless it is a live project of your organisation' }), ...PageQuery, ...TimeRangeQuery, ...filterQuery },
             { additionalProperties: false, ...(patternFilters.length ? { patternProperties: patternQuery } : {}) },
           ),
           response: { 200: List(StoredEventSchema), ...problemResponses(400, 401, 403, 404, 503) },

@@ -32,7 +32,7 @@ export function groupListRoute<Item extends TObject, Filters extends TProperties
   app: ReadsApp,
   ctx: PortalContext,
   module: EventModule<any>,
-  spec: GroupReads<Item> & { summary: string; description?: string; filters?: Filters; select?: (query: Static<TObject<Filters>>) => GroupSelection },
+  spec: GroupReads<Item> & { operationId: string; summary: string; description: string; filters?: Filters; select?: (query: Static<TObject<Filters>>) => GroupSelection },
 ): void {
   const summary = summaryOf(module, spec.groupSummary)
   // widened because TypeScript cannot follow a generic Item through List; `itemsOf` is checked against Item where it is given
@@ -40,6 +40,7 @@ export function groupListRoute<Item extends TObject, Filters extends TProperties
   app.get(
     spec.path,
     readRoute({
+      operationId: spec.operationId,
       tag: module.name,
       summary: spec.summary,
       description: spec.description,
@@ -65,7 +66,7 @@ export function groupDetailRoute<Item extends TObject, Event extends TObject>(
   app: ReadsApp,
   ctx: PortalContext,
   module: EventModule<any>,
-  spec: GroupReads<Item> & { param: string; what: string; summary: string; description: string; event: Event; eventOf(event: HistoryEvent): Static<Event> },
+  spec: GroupReads<Item> & { operationId: string; param: string; what: string; summary: string; description: string; event: Event; eventOf(event: HistoryEvent): Static<Event> },
 ): void {
   const summary = summaryOf(module, spec.groupSummary)
   const [column, ...more] = summary.columns
@@ -75,10 +76,11 @@ export function groupDetailRoute<Item extends TObject, Event extends TObject>(
   app.get(
     `${spec.path}/:${spec.param}`,
     readRoute({
+      operationId: spec.operationId,
       tag: module.name,
       summary: spec.summary,
       description: spec.description,
-      params: { [spec.param]: Type.String() },
+      params: { [spec.param]: Type.String({ description: `the ${spec.what}’s ${spec.param}` }) },
       query: { ...ProjectQuery, ...PageQuery },
       response,
     }),

@@ -4,6 +4,7 @@ import type { Kysely, SelectQueryBuilder } from 'kysely'
 import type { PortalContext } from '../context.ts'
 import type { Migration } from '../storage/migrations.ts'
 import type { Storage } from '../storage/storage.ts'
+import { named, pascalCase } from '../http/openapi-components.ts'
 
 /** An accepted event on its way into its module's table. */
 export interface StoredEvent<D = Record<string, unknown>> {
@@ -98,9 +99,11 @@ export interface EventModule<P extends TObject = TObject> {
 
 /** A filter on equality with one column. */
 export function columnEquals(column: string, schema: TSchema): EventFilter {
+  ;(schema as { description?: string }).description ??= `only events whose \`${column}\` is this value`
   return { schema, apply: (query, value) => query.where(column, '=', value) }
 }
 
 export function defineModule<P extends TObject>(module: EventModule<P>): EventModule<P> {
+  named(`${pascalCase(module.type)}Payload`, module.payload)
   return module
 }

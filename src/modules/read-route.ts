@@ -21,9 +21,11 @@ export function moduleReads(
 
 /** Route options of a read: any access token, unknown query parameters refused, every status documented. */
 export function readRoute<Q extends TProperties, R extends TSchema, P extends TProperties = {}>(spec: {
+  /** stable camelCase name of the operation, for generated clients */
+  operationId: string
   tag: string
   summary: string
-  description?: string
+  description: string
   query: Q
   params?: P
   response: R
@@ -31,6 +33,7 @@ export function readRoute<Q extends TProperties, R extends TSchema, P extends TP
   return {
     config: { access: 'read' as const },
     schema: {
+      operationId: spec.operationId,
       tags: [spec.tag],
       summary: spec.summary,
       description: spec.description,
@@ -41,7 +44,7 @@ export function readRoute<Q extends TProperties, R extends TSchema, P extends TP
   }
 }
 
-export const ProjectQuery = { project_id: Type.String({ description: 'the project to read; 404 unless it is a live project of your organisation' }) }
+export const ProjectQuery = { project_id: Type.String({ description: 'the project to read (prj_…); 404 unless it is a live project of your organisation', examples: ['prj_01JD3Z8Q6R2N5M7K9P4TXYZABC'] }) }
 
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
 

@@ -10,35 +10,39 @@ import { recordManagementAction } from '../modules/audit/record.ts'
 import type { Database } from '../storage/tables.ts'
 import { DEFAULT_KEY_SCOPES, KeyScope, parseScopes, storedScopes } from './key-scopes.ts'
 import { findProject } from './store.ts'
+import { named } from '../http/openapi-components.ts'
 
-const ApiKey = Type.Object({
+const ApiKey = named('ApiKey', Type.Object({
   id: Type.String({ description: 'key_…' }),
-  projectId: Type.String(),
+  projectId: Type.String({ description: 'prj_…' }),
   name: Type.String(),
   prefix: Type.String({ description: 'the first characters of the key, to tell keys apart' }),
   scopes: Type.Array(KeyScope, { description: 'what the key may feed' }),
   createdAt: Type.String({ format: 'date-time' }),
   lastUsedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'to the minute' }),
-  revokedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-})
+  revokedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'null while the key works' }),
+}, { description: 'An API key as listed: never its value or webhook secret.' }))
 
-const CreatedApiKey = Type.Object({
-  id: Type.String(),
-  projectId: Type.String(),
+const CreatedApiKey = named('CreatedApiKey', Type.Object({
+  id: Type.String({ description: 'key_…' }),
+  projectId: Type.String({ description: 'prj_…' }),
   name: Type.String(),
   key: Type.String({ description: 'pk_… — the bearer for ingest; shown in this response only' }),
   webhookSecret: Type.String({ description: 'whsec_… — the HMAC key for X-Service-Signature; shown in this response only' }),
-  prefix: Type.String(),
-  scopes: Type.Array(KeyScope),
+  prefix: Type.String({ description: 'the first characters of the key, to tell keys apart' }),
+  scopes: Type.Array(KeyScope, { description: 'what the key may feed' }),
   sentryDsn: Type.Optional(
     Type.String({ description: 'present when the key has the `sentry` scope: the DSN to give Sentry SDKs (it holds the key; shown in this response only)' }),
   ),
   createdAt: Type.String({ format: 'date-time' }),
-})
+}, {
+  description: 'A new API key with its value and webhook secret, which no later response shows again.',
+  examples: [{ id: 'key_01JD3Z8Q6R2N5M7K9P4TXYZABC', projectId: 'prj_01JD3Z8Q6R2N5M7K9P4TXYZABC', name: 'checkout backend', key: 'pk_3q8Vd0…', webhookSecret: 'whsec_Zr5t…', prefix: 'pk_3q8Vd0', scopes: ['ingest'], createdAt: '2026-11-23T18:30:00.000Z' }],
+}))
 
 const KeyInput = Type.Object(
   {
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'default `API key`' })),
     scopes: Type.Optional(
       Type.Array(KeyScope, {
         minItems: 1,
@@ -49,10 +53,11 @@ const KeyInput = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ name: 'checkout backend', scopes: ['ingest'] }] },
 )
 
-const KeyParams = Type.Object({ id: Type.String(), kid: Type.String() })
+const ProjectId = Type.String({ description: 'the project id (prj_…)' })
+const KeyParams = Type.Object({ id: ProjectId, kid: Type.String({ description: 'the API key id (key_…)' }) })
 
 function keyView(row: Database['api_keys']) {
   return {
@@ -76,9 +81,11 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = a
     {
       config: { access: 'read' },
       schema: {
+        operationId: 'listApiKeys',
         tags,
         summary: 'List a project’s API keys (never their values or secrets), newest first',
-        params: Type.Object({ id: Type.String() }),
+        description: 'Revoked keys are listed too, with `revokedAt` set.',
+        params: Type.Object({ id: ProjectId }),
         querystring: Type.Object({ ...PageQuery }, { additionalProperties: false }),
         response: { 200: List(ApiKey), ...problemResponses(400, 401, 403, 404, 503) },
       },
@@ -97,9 +104,11 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = a
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'createApiKey',
         tags,
         summary: 'Create an API key and its webhook secret; both values are returned this one time',
-        params: Type.Object({ id: Type.String() }),
+        description: 'The key (`pk_…`) is the bearer for ingest and capture (and OTLP or Sentry intake, where its scopes allow); the webhook secret signs ingest batches (`X-Service-Signature`). Both are stored only hashed or encrypted.',
+        params: Type.Object({ id: ProjectId }),
         body: Type.Optional(KeyInput),
         response: { 201: CreatedApiKey, ...problemResponses(400, 401, 403, 404, 415, 503) },
       },
@@ -140,6 +149,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = a
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'revokeApiKey',
         tags,
         summary: 'Revoke an API key; it is refused (401) from then on. Revoking twice is not an error.',
         description: 'Other portals on the same database refuse it within 1 s: they keep a key’s principal that long.',

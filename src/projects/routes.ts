@@ -7,17 +7,30 @@ import { problemResponses } from '../http/problem.ts'
 import { isoTime, newId } from '../ids.ts'
 import { recordManagementAction } from '../modules/audit/record.ts'
 import { findProject, nextProjectNumber, type ProjectRow } from './store.ts'
+import { named } from '../http/openapi-components.ts'
 
-export const Project = Type.Object({
-  id: Type.String({ description: 'prj_…' }),
-  orgId: Type.String(),
-  name: Type.String(),
-  createdAt: Type.String({ format: 'date-time' }),
-  updatedAt: Type.String({ format: 'date-time' }),
-})
+export const Project = named(
+  'Project',
+  Type.Object(
+    {
+      id: Type.String({ description: 'prj_…' }),
+      orgId: Type.String({ description: 'the organisation it belongs to' }),
+      name: Type.String(),
+      createdAt: Type.String({ format: 'date-time' }),
+      updatedAt: Type.String({ format: 'date-time' }),
+    },
+    {
+      description: 'A project: the unit that API keys, events, error groups and webhook endpoints belong to.',
+      examples: [{ id: 'prj_01JD3Z8Q6R2N5M7K9P4TXYZABC', orgId: 'org_default', name: 'checkout', createdAt: '2026-11-23T18:30:00.000Z', updatedAt: '2026-11-23T18:30:00.000Z' }],
+    },
+  ),
+)
 
-const ProjectInput = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false })
-const ProjectParams = Type.Object({ id: Type.String() })
+const ProjectInput = named(
+  'ProjectInput',
+  Type.Object({ name: Type.String({ minLength: 1, maxLength: 200, description: 'shown in lists and the UI' }) }, { additionalProperties: false, examples: [{ name: 'checkout' }] }),
+)
+const ProjectParams = Type.Object({ id: Type.String({ description: 'the project id (prj_…)' }) })
 
 export function projectView(row: ProjectRow) {
   return { id: row.id, orgId: row.org_id, name: row.name, createdAt: isoTime(row.created_at)!, updatedAt: isoTime(row.updated_at)! }
@@ -32,8 +45,10 @@ export const projectRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = 
     {
       config: { access: 'read' },
       schema: {
+        operationId: 'listProjects',
         tags,
         summary: 'List the organisation’s projects, newest first',
+        description: 'Live projects of the token’s organisation; soft-deleted ones are left out.',
         querystring: Type.Object({ ...PageQuery }, { additionalProperties: false }),
         response: { 200: List(Project), ...problemResponses(400, 401, 403, 503) },
       },
@@ -50,7 +65,7 @@ export const projectRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = 
     '/api/projects',
     {
       config: { access: 'admin' },
-      schema: { tags, summary: 'Create a project', body: ProjectInput, response: { 201: Project, ...problemResponses(400, 401, 403, 415, 503) } },
+      schema: { operationId: 'createProject', tags, summary: 'Create a project', description: 'Records `project.created` in the project’s audit module.', body: ProjectInput, response: { 201: Project, ...problemResponses(400, 401, 403, 415, 503) } },
     },
     async (request, reply) => {
       const principal = accessPrincipal(request)
@@ -69,7 +84,7 @@ export const projectRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = 
     '/api/projects/:id',
     {
       config: { access: 'read' },
-      schema: { tags, summary: 'Read a project', params: ProjectParams, response: { 200: Project, ...problemResponses(401, 403, 404, 503) } },
+      schema: { operationId: 'getProject', tags, summary: 'Read a project', description: '404 for a project of another organisation or a deleted one.', params: ProjectParams, response: { 200: Project, ...problemResponses(401, 403, 404, 503) } },
     },
     async (request) => projectView(await findProject(db, accessPrincipal(request).orgId, request.params.id)),
   )
@@ -78,7 +93,7 @@ export const projectRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = 
     '/api/projects/:id',
     {
       config: { access: 'admin' },
-      schema: { tags, summary: 'Rename a project', params: ProjectParams, body: ProjectInput, response: { 200: Project, ...problemResponses(400, 401, 403, 404, 415, 503) } },
+      schema: { operationId: 'updateProject', tags, summary: 'Rename a project', description: 'Records `project.updated` with the old and new name in the project’s audit module.', params: ProjectParams, body: ProjectInput, response: { 200: Project, ...problemResponses(400, 401, 403, 404, 415, 503) } },
     },
     async (request) => {
       const principal = accessPrincipal(request)
@@ -97,6 +112,7 @@ export const projectRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = 
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'deleteProject',
         tags,
         summary: 'Soft-delete a project: it leaves lists and reads, its keys stop working, its rows stay',
         description: 'Its keys are refused at once here and within 1 s by other portals on the same database, which keep a key’s principal that long.',

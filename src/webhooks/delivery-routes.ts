@@ -13,7 +13,7 @@ import { DeliveryDetail, DeliveryStatusSchema, DeliverySummary, EnqueuedDelivery
 import { webhookDb, type WebhookTables } from './tables.ts'
 
 const tags = ['webhooks']
-const DeliveryParams = Type.Object({ id: Type.String() })
+const DeliveryParams = Type.Object({ id: Type.String({ description: 'the delivery id (dlv_…)' }) })
 const RECOVER_LIMIT = 10_000
 
 type DeliveryRow = WebhookTables['webhook_deliveries']
@@ -52,6 +52,7 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> =
       config: { access: 'admin' },
       schema: {
         tags,
+        operationId: 'deliverWebhookMessage',
         summary: 'Enqueue a message for every enabled endpoint of the project that takes its event type, or for the endpoints named',
         description:
           'Answers 202 once the message and its deliveries are committed; attempts follow from the durable queue. ' +
@@ -62,16 +63,16 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> =
           '(up to 24 h); redirects are not followed; a 410 fails the delivery and disables the endpoint.',
         body: Type.Object(
           {
-            projectId: Type.String(),
+            projectId: Type.String({ description: 'the project (prj_…)' }),
             eventType: EventTypeName(),
             payload: Type.Record(Type.String(), Type.Unknown(), { description: 'any JSON object; `data` of a generic body' }),
-            endpointIds: Type.Optional(Type.Array(Type.String(), { minItems: 1, maxItems: 100, uniqueItems: true })),
+            endpointIds: Type.Optional(Type.Array(Type.String(), { minItems: 1, maxItems: 100, uniqueItems: true, description: 'only these endpoints (whe_…), whatever their event types' })),
           },
-          { additionalProperties: false },
+          { additionalProperties: false, examples: [{ projectId: 'prj_01JD3Z8Q6R2N5M7K9P4TXYZABC', eventType: 'invoice.paid', payload: { invoiceId: 'inv_42', amount: 1200 } }] },
         ),
         response: {
-          202: Type.Object({ messageId: Type.String({ description: 'msg_…, sent as `webhook-id`' }), deliveries: Type.Array(EnqueuedDelivery) }),
-          ...problemResponses(400, 401, 403, 404, 415, 422, 503),
+          202: Type.Object({ messageId: Type.String({ description: 'msg_…, sent as `webhook-id`' }), deliveries: Type.Array(EnqueuedDelivery) }, { description: 'Enqueued: the message and its deliveries are committed.' }),
+          ...problemResponses(400, 401, 403, 404, 415, 'endpoint_unavailable', 503),
         },
       },
     },
@@ -109,13 +110,15 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> =
       config: { access: 'read' },
       schema: {
         tags,
+        operationId: 'listWebhookDeliveries',
+        description: 'Filter by endpoint, status and event type; `GET /api/webhooks/deliveries/{id}` has the attempts.',
         summary: 'A project’s deliveries, newest first (`from`/`to` on their creation); the detail read carries the attempts',
         querystring: Type.Object(
           {
-            project_id: Type.String(),
-            endpoint_id: Type.Optional(Type.String()),
+            project_id: Type.String({ description: 'the project (prj_…)' }),
+            endpoint_id: Type.Optional(Type.String({ description: 'only deliveries to this endpoint (whe_…)' })),
             status: Type.Optional(DeliveryStatusSchema),
-            event_type: Type.Optional(Type.String()),
+            event_type: Type.Optional(Type.String({ description: 'only messages of this event type' })),
             ...TimeRangeQuery,
             ...PageQuery,
           },
@@ -145,6 +148,8 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> =
       config: { access: 'read' },
       schema: {
         tags,
+        operationId: 'getWebhookDelivery',
+        description: 'Attempts made before a secret rotation stay inspectable: each names the secret version that signed it.',
         summary: 'A delivery with its payload and every attempt: request and response metadata, error, and the secret version that signed it',
         params: DeliveryParams,
         response: { 200: DeliveryDetail, ...problemResponses(401, 403, 404, 503) },
@@ -180,9 +185,11 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> =
       config: { access: 'admin' },
       schema: {
         tags,
+        operationId: 'retryWebhookDelivery',
+        description: '409 `delivery_pending` while the delivery still has attempts due; 409 `endpoint_disabled` when its endpoint is disabled or deleted.',
         summary: 'Send an ended delivery (failed or succeeded) once more, now; the same webhook-id, the next attempt number',
         params: DeliveryParams,
-        response: { 202: DeliverySummary, ...problemResponses(401, 403, 404, 409, 503) },
+        response: { 202: DeliverySummary, ...problemResponses(401, 403, 404, 'delivery_pending', 'endpoint_disabled', 503) },
       },
     },
     async (request, reply) => {
@@ -202,10 +209,12 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> =
       config: { access: 'admin' },
       schema: {
         tags,
+        operationId: 'recoverWebhookEndpoint',
+        description: 'For an endpoint that was down: its failed deliveries since then are sent again. 409 `endpoint_disabled` while it is disabled.',
         summary: 'Send again, once each, every failed delivery of the endpoint created at or after `since`',
-        params: Type.Object({ id: Type.String() }),
+        params: Type.Object({ id: Type.String({ description: 'the endpoint id (whe_…)' }) }),
         body: Type.Object({ since: Type.String({ format: 'date-time', description: 'ISO 8601' }) }, { additionalProperties: false }),
-        response: { 202: Type.Object({ deliveries: Type.Array(EnqueuedDelivery) }), ...problemResponses(400, 401, 403, 404, 409, 415, 503) },
+        response: { 202: Type.Object({ deliveries: Type.Array(EnqueuedDelivery) }, { description: 'The deliveries enqueued again.' }), ...problemResponses(400, 401, 403, 404, 'endpoint_disabled', 415, 503) },
       },
     },
     async (request, reply) => {

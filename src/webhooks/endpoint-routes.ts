@@ -1,4 +1,5 @@
 import { Type } from 'typebox'
+import { named } from '../http/openapi-components.ts'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { PortalContext } from '../context.ts'
 import { accessPrincipal } from '../http/auth.ts'
@@ -12,7 +13,7 @@ import { Endpoint, EndpointKindSchema, EndpointUrl, EventTypes, NewSecret } from
 import { webhookDb } from './tables.ts'
 
 const Description = Type.String({ maxLength: 500, description: 'for people; not sent' })
-const EndpointParams = Type.Object({ id: Type.String() })
+const EndpointParams = Type.Object({ id: Type.String({ description: 'the endpoint id (whe_…)' }) })
 const tags = ['webhooks']
 
 const EndpointInput = Type.Object(
@@ -48,10 +49,12 @@ export const endpointRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> =
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'createWebhookEndpoint',
         tags,
+        description: 'Messages of the project whose type the endpoint takes are POSTed to it, signed with this secret (see the `webhooks` section). Audited.',
         summary: 'Create an endpoint; its signing secret is in this answer only',
         body: EndpointInput,
-        response: { 201: Type.Object({ ...Endpoint.properties, ...NewSecret }), ...problemResponses(400, 401, 403, 404, 415, 503) },
+        response: { 201: named('CreatedEndpoint', Type.Object({ ...Endpoint.properties, ...NewSecret }, { description: 'The endpoint, with its signing secret shown this once.' })), ...problemResponses(400, 401, 403, 404, 415, 503) },
       },
     },
     async (request, reply) => {
@@ -89,9 +92,11 @@ export const endpointRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> =
     {
       config: { access: 'read' },
       schema: {
+        operationId: 'listWebhookEndpoints',
         tags,
         summary: 'A project’s endpoints, newest first (never their secrets)',
-        querystring: Type.Object({ project_id: Type.String(), ...PageQuery }, { additionalProperties: false }),
+        description: 'Deleted endpoints are left out; disabled ones are listed with `disabledReason`.',
+        querystring: Type.Object({ project_id: Type.String({ description: 'the project (prj_…)' }), ...PageQuery }, { additionalProperties: false }),
         response: { 200: List(Endpoint), ...problemResponses(400, 401, 403, 404, 503) },
       },
     },
@@ -108,7 +113,7 @@ export const endpointRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> =
     '/endpoints/:id',
     {
       config: { access: 'read' },
-      schema: { tags, summary: 'Read an endpoint (never its secret)', params: EndpointParams, response: { 200: Endpoint, ...problemResponses(401, 403, 404, 503) } },
+      schema: { operationId: 'getWebhookEndpoint', tags, summary: 'Read an endpoint (never its secret)', description: '404 for a deleted endpoint or one of another organisation.', params: EndpointParams, response: { 200: Endpoint, ...problemResponses(401, 403, 404, 503) } },
     },
     async (request) => view(await findEndpoint(db, accessPrincipal(request).orgId, request.params.id)),
   )
@@ -118,7 +123,9 @@ export const endpointRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> =
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'updateWebhookEndpoint',
         tags,
+        description: 'Only the fields given change. Audited.',
         summary: 'Change an endpoint’s url, kind, description, event types or enabled state',
         params: EndpointParams,
         body: EndpointChange,
@@ -152,7 +159,9 @@ export const endpointRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> =
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'deleteWebhookEndpoint',
         tags,
+        description: 'Audited. The endpoint leaves lists and reads at once.',
         summary: 'Delete an endpoint: its pending deliveries fail; its deliveries and attempts stay readable',
         params: EndpointParams,
         response: { 204: Type.Null({ description: 'Deleted' }), ...problemResponses(401, 403, 404, 503) },
@@ -176,7 +185,9 @@ export const endpointRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> =
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'rotateWebhookEndpointSecret',
         tags,
+        description: 'Receivers can switch to the new secret at leisure during the grace period: each attempt carries a signature by each version. Audited.',
         summary: 'Make a new signing secret, shown in this answer only; the previous one keeps signing alongside for WEBHOOK_ROTATION_GRACE_SECONDS',
         params: EndpointParams,
         response: {

@@ -10,7 +10,7 @@ export const WebhookAttemptPayload = Type.Object(
     statusCode: Type.Optional(StatusCode()),
     attempt: Type.Optional(Type.Integer({ minimum: 1, description: 'attempt number, from 1' })),
   },
-  { additionalProperties: true },
+  { additionalProperties: true, examples: [{ destination: 'billing', url: 'https://hooks.example.com/billing', statusCode: 200, attempt: 1 }] },
 )
 
 export const webhookAttemptExamples: PayloadExamples<typeof WebhookAttemptPayload> = {

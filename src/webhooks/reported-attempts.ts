@@ -23,6 +23,7 @@ export const reportedAttemptReads = moduleReads((app, ctx) => {
     '/reported-attempts',
     readRoute({
       tag: 'webhooks',
+      operationId: 'listReportedWebhookAttempts',
       summary: 'Reported delivery attempts (`webhook` events) per destination, with success rate',
       description: 'Every destination with an attempt in the window, most recently attempted first. The attempts themselves: `GET /api/webhooks/events`.',
       query: {

@@ -149,13 +149,49 @@ for (const dialect of DIALECTS) {
       assert.equal((await captured(t, project, body)).groupFingerprint, first.body.groupFingerprint)
       assert.equal((await groupOf(t, first.body.groupFingerprint)).count, 2, 'the replay recorded nothing')
 
-      const otherBody = await send(key, { ...body, message: 'another' })
-      assert.equal(otherBody.status, 422)
-      assert.equal(otherBody.body.code, 'idempotency_key_reused')
       const notUuid = await send('not-a-uuid', body)
       assert.equal(notUuid.status, 400)
       assert.equal(notUuid.body.code, 'invalid_idempotency_key')
     })
+
+    test('a capture key repeated with another body, even an invalid one, replays the first 201 and records nothing (spec 4.1 rule 2)', async () => {
+      const project = await createProject(t)
+      const send = (body: unknown) => t.request('POST', '/api/errors/capture', { token: project.key, body, headers: { 'x-service-idempotency-key': key } })
+      const key = randomUUID()
+      const first = await send({ name: 'FirstError', message: 'one' })
+      assert.equal(first.status, 201)
+      for (const body of [{ name: 'OtherError', message: 'two' }, { message: 'no name' }]) {
+        const repeat = await send(body)
+        assert.equal(repeat.status, 201, repeat.text)
+        assert.equal(repeat.headers.get('idempotent-replayed'), 'true')
+        assert.deepEqual(repeat.body, first.body)
+      }
+      assert.deepEqual((await listGroups(t, project)).data.map((group: any) => [group.name, group.count]), [['FirstError', 1]])
+    })
+
+    for (const bodies of ['identical', 'different'] as const) {
+      test(`concurrent captures with one key and ${bodies} bodies record one occurrence`, async () => {
+        const project = await createProject(t)
+        const key = randomUUID()
+        const answers = await Promise.all(
+          Array.from({ length: 20 }, (_, n) =>
+            t.request('POST', '/api/errors/capture', {
+              token: project.key,
+              body: { name: bodies === 'identical' ? 'RaceError' : `RaceError${n}`, message: 'raced' },
+              headers: { 'x-service-idempotency-key': key },
+            }),
+          ),
+        )
+        for (const answer of answers) assert.ok(answer.status === 201 || answer.status === 409, `${answer.status} ${answer.text}`)
+        for (const answer of answers.filter((a) => a.status === 409)) assert.equal(answer.body.code, 'idempotency_key_in_flight')
+        const created = answers.filter((a) => a.status === 201)
+        assert.equal(created.filter((a) => a.headers.get('idempotent-replayed') === null).length, 1, 'exactly one original answer')
+        for (const answer of created) assert.deepEqual(answer.body, created[0].body)
+        const groups = (await listGroups(t, project)).data
+        assert.equal(groups.length, 1)
+        assert.equal(groups[0].count, 1)
+      })
+    }
 
     test('status reports the grouping algorithm and a project’s group counts', async () => {
       const project = await createProject(t)

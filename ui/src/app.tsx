@@ -131,6 +131,9 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut(): void }) {
           Portal
         </Link>
         {projectId && <ProjectName id={projectId} />}
+        <a href="/reference/" class="reference">
+          API reference
+        </a>
         <span class="who">
           {me.name} · <span class={`role ${me.role}`}>{me.role}</span>
         </span>

@@ -1,13 +1,9 @@
 import { createContext } from 'preact'
 import { useContext } from 'preact/hooks'
+import type { components } from './api-types.generated.ts'
 
 /** GET /api/me: the signed-in token. */
-export interface Me {
-  tokenId: string
-  orgId: string
-  role: 'admin' | 'viewer'
-  name: string
-}
+export type Me = components['schemas']['Identity']
 
 export const MeContext = createContext<Me | null>(null)
 

@@ -135,7 +135,7 @@ export const otlpRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext; pipelin
         await pipeline.admit(principal, reply, translation.events.length)
         const { accepted, rejected } = pipeline.check(principal.projectId, translation.events, receivedAt)
         if (accepted.length > 0) {
-          await pipeline.commit({ projectId: principal.projectId, key: undefined, requestHash: '', response: { statusCode: 200, body: '' }, accepted })
+          await pipeline.commit({ projectId: principal.projectId, key: undefined, response: { statusCode: 200, body: '' }, accepted })
         }
         const refusedItems = rejected.filter((rejection) => translation.itemOf[rejection.index] !== -1)
         const partialSuccess =

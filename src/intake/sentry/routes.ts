@@ -105,7 +105,7 @@ export const sentryRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext; pipel
           await pipeline.admit(principal, reply, intake.events.length)
           const { accepted, rejected } = pipeline.check(principal.projectId, intake.events, receivedAt)
           if (accepted.length === 0) throw new ProblemError(400, 'invalid_event', `the event was refused: ${rejected.map((item) => item.reason).join('; ')}`)
-          await pipeline.commit({ projectId: principal.projectId, key: undefined, requestHash: '', response: { statusCode: 200, body: '' }, accepted })
+          await pipeline.commit({ projectId: principal.projectId, key: undefined, response: { statusCode: 200, body: '' }, accepted })
         }
         return reply.code(200).send({ id: intake.eventId })
       },

@@ -15,7 +15,7 @@ export const AuditPayload = Type.Object(
     userAgent: Type.Optional(Text()),
     metadata: Type.Optional(Context()),
   },
-  { additionalProperties: true },
+  { additionalProperties: true, examples: [{ actor: 'alice@example.com', action: 'project.update', resource: 'prj_01JD3Z8Q6R2N5M7K9P4TXYZABC', statusCode: 200, duration: 12.5 }] },
 )
 
 export const auditExamples: PayloadExamples<typeof AuditPayload> = {

@@ -38,6 +38,7 @@ export const auditReads = moduleReads((app, ctx, module) => {
     groupSummary: 'actors',
     item: Actor,
     itemsOf: (groups) => groups.map(actor),
+    operationId: 'listAuditActors',
     summary: 'Who acted: each actor with their action count and latest action, most recently active first',
     description: 'What one actor did, newest first: `GET /api/modules/audit/events?actor=…`.',
     filters: {

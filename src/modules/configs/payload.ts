@@ -8,7 +8,7 @@ export const ConfigPayload = Type.Object(
     diff: Type.Optional(Text('unified diff of the change')),
     actor: Type.Optional(Text('who changed it')),
   },
-  { additionalProperties: true },
+  { additionalProperties: true, examples: [{ path: 'config/app.yaml', diff: '--- a\n+++ b\n-timeout: 5\n+timeout: 10', actor: 'bob' }] },
 )
 
 export const configExamples: PayloadExamples<typeof ConfigPayload> = {

@@ -36,6 +36,7 @@ export const configReads = moduleReads((app, ctx, module) => {
     groupSummary: 'paths',
     item: ConfigPath,
     itemsOf: (groups) => groups.map(configPath),
+    operationId: 'listConfigPaths',
     summary: 'Changed configuration paths, most recently changed first, with the latest change’s actor and diff',
     description: 'Every change of one path, with its diff: `GET /api/modules/configs/events?path=…`. With `actor`: what that actor changed.',
     filters: {

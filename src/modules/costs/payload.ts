@@ -11,7 +11,7 @@ export const CostPayload = Type.Object(
     currency: CurrencyCode(),
     period: Type.Optional(YearMonth()),
   },
-  { additionalProperties: true },
+  { additionalProperties: true, examples: [{ provider: 'aws', service: 'ec2', amount: 12.34, currency: 'USD', period: '2026-10' }] },
 )
 
 export const costExamples: PayloadExamples<typeof CostPayload> = {

@@ -38,6 +38,7 @@ export const costReads = moduleReads((app, ctx) => {
     '/totals',
     readRoute({
       tag: 'costs',
+      operationId: 'getCostTotals',
       summary: 'Cost totals by month and by service, provider or region, one total per currency, with month-over-month change',
       description:
         'Amounts are summed only within one currency: each row is one (period, currency, group); `group_by` defaults to service. ' +
@@ -47,10 +48,10 @@ export const costReads = moduleReads((app, ctx) => {
         group_by: Type.Optional(Grouping),
         from_period: Type.Optional(Type.String({ pattern: MONTH, description: 'first month, YYYY-MM' })),
         to_period: Type.Optional(Type.String({ pattern: MONTH, description: 'last month, YYYY-MM (inclusive)' })),
-        currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$' })),
-        service: Type.Optional(Type.String()),
-        provider: Type.Optional(Type.String()),
-        region: Type.Optional(Type.String()),
+        currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$', description: 'only costs in this ISO 4217 currency', examples: ['USD'] })),
+        service: Type.Optional(Type.String({ description: 'only costs of this service' })),
+        provider: Type.Optional(Type.String({ description: 'only costs of this provider' })),
+        region: Type.Optional(Type.String({ description: 'only costs of this region' })),
       },
       response: CostTotals,
     }),

@@ -10,7 +10,7 @@ export const DeployPayload = Type.Object(
     status: Type.Optional(Text('started, succeeded, failed, rolled_back — or your own')),
     commit: Type.Optional(Text('commit SHA')),
   },
-  { additionalProperties: true },
+  { additionalProperties: true, examples: [{ service: 'checkout-api', version: '1.2.3', environment: 'production', status: 'succeeded' }] },
 )
 
 export const deployExamples: PayloadExamples<typeof DeployPayload> = {

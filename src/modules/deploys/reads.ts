@@ -44,11 +44,12 @@ export const deployReads = moduleReads((app, ctx, module) => {
     groupSummary: 'latest',
     item: LatestDeploy,
     itemsOf: (groups) => groups.map(latestDeploy),
+    operationId: 'listLatestDeploys',
     summary: 'The latest deploy of each service in each environment, most recent first',
     description:
       'One row per (service, environment), with the latest deploy by event time and a `failed` flag. ' +
       'A service’s history is `GET /api/modules/deploys/events?service=…&environment=…`.',
-    filters: { service: Type.Optional(Type.String()), environment: Type.Optional(Type.String()) },
+    filters: { service: Type.Optional(Type.String({ description: 'only this service' })), environment: Type.Optional(Type.String({ description: 'only this environment' })) },
     select: ({ service, environment }) => ({ groups: givenValues({ service, environment }) }),
   })
 })

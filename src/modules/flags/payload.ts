@@ -9,7 +9,7 @@ export const FeatureFlagPayload = Type.Object(
     rollout: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, description: 'percent of traffic, 0–100' })),
     actor: Type.Optional(Text('who changed it')),
   },
-  { additionalProperties: true },
+  { additionalProperties: true, examples: [{ key: 'new-checkout', enabled: true, rollout: 25, actor: 'carol' }] },
 )
 
 export const featureFlagExamples: PayloadExamples<typeof FeatureFlagPayload> = {

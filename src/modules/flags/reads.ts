@@ -47,12 +47,15 @@ export const flagReads = moduleReads((app, ctx, module) => {
   const flags = { path: '/flags', groupSummary: 'flags', item: FlagState, itemsOf: (groups: GroupState[]) => groups.map(flagState) }
   groupListRoute(app, ctx, module, {
     ...flags,
+    operationId: 'listFeatureFlags',
     summary: 'The current state of each feature flag: its latest event by time, most recently changed first',
+    description: 'One row per flag key; the changes of one flag: `GET /api/flags/flags/{key}`.',
   })
   groupDetailRoute(app, ctx, module, {
     ...flags,
     param: 'key',
     what: 'flag',
+    operationId: 'getFeatureFlag',
     summary: 'One flag’s current state and its history of changes, newest first',
     description: '`limit` and `cursor` page the history. 404 when the project has no event for this key.',
     event: FlagChange,

@@ -9,7 +9,7 @@ export const LogPayload = Type.Object(
     module: Type.Optional(Text('the logger or component that wrote it')),
     fields: Type.Optional(Context('key/value context')),
   },
-  { additionalProperties: true },
+  { additionalProperties: true, examples: [{ level: 'error', message: 'payment declined for order 1042', module: 'billing', fields: { requestId: 'req_7f3a' } }] },
 )
 
 export const logExamples: PayloadExamples<typeof LogPayload> = {

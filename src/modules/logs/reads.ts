@@ -14,6 +14,7 @@ export const logReads = moduleReads((app, ctx) => {
     '/levels',
     readRoute({
       tag: 'logs',
+      operationId: 'countLogLevels',
       summary: 'How many logs of each level a project wrote over a time range',
       description: 'Levels are counted as sent (case kept), most frequent first. Without `from`/`to`, over all stored logs.',
       query: {

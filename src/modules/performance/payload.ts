@@ -9,7 +9,7 @@ export const PerformancePayload = Type.Object(
     value: Type.Number(),
     unit: Type.Optional(Text('ms, s, bytes, percent — or your own')),
   },
-  { additionalProperties: true },
+  { additionalProperties: true, examples: [{ service: 'checkout-api', metric: 'latency', value: 182.5, unit: 'ms' }] },
 )
 
 export const performanceExamples: PayloadExamples<typeof PerformancePayload> = {

@@ -40,7 +40,7 @@ const Series = Type.Object({
 const FilterQuery = {
   ...ProjectQuery,
   ...TimeWindowQuery('values'),
-  service: Type.Optional(Type.String()),
+  service: Type.Optional(Type.String({ description: 'only values of this service' })),
 }
 
 /** The figures of one group, from its row of `percentilesByGroup` or `rankedPercentiles`. */
@@ -76,9 +76,10 @@ export const performanceReads = moduleReads((app, ctx) => {
     '/summary',
     readRoute({
       tag: 'performance',
+      operationId: 'getPerformanceSummary',
       summary: 'count, min, max, avg, p50, p95 and p99 per service, metric and unit over a time range',
       description: 'Percentiles are nearest-rank (no interpolation): the same figures on SQLite and PostgreSQL. Without `from`/`to`, over all stored values.',
-      query: { ...FilterQuery, metric: Type.Optional(Type.String()) },
+      query: { ...FilterQuery, metric: Type.Optional(Type.String({ description: 'only this metric' })) },
       response: Summary,
     }),
     async (request) => {
@@ -96,14 +97,15 @@ export const performanceReads = moduleReads((app, ctx) => {
     '/series',
     readRoute({
       tag: 'performance',
+      operationId: 'getPerformanceSeries',
       summary: 'One metric over time: count, min, max, avg and nearest-rank percentiles per time bucket',
       description:
         `Without \`to\`, up to now; without \`from\`, the day before \`to\`. \`bucket\` is one of ${Object.keys(BUCKETS).join(', ')}; ` +
         `without it, the narrowest giving at most ${AUTO_BUCKETS} buckets. More than ${MAX_BUCKETS} buckets is a 400.`,
       query: {
         ...FilterQuery,
-        metric: Type.String(),
-        bucket: Type.Optional(Type.Union(Object.keys(BUCKETS).map((name) => Type.Literal(name as BucketName)))),
+        metric: Type.String({ description: 'the metric to chart' }),
+        bucket: Type.Optional(Type.Union(Object.keys(BUCKETS).map((name) => Type.Literal(name as BucketName)), { description: 'the bucket width; chosen from the range when absent' })),
       },
       response: Series,
     }),

@@ -10,7 +10,7 @@ export const RepositoryPayload = Type.Object(
     commit: Type.Optional(Text('commit SHA')),
     author: Type.Optional(Text()),
   },
-  { additionalProperties: true },
+  { additionalProperties: true, examples: [{ provider: 'github', repo: 'acme/checkout-api', branch: 'main', commit: '9f2c1e7', author: 'carol' }] },
 )
 
 export const repositoryExamples: PayloadExamples<typeof RepositoryPayload> = {

@@ -67,6 +67,7 @@ export const repositoryReads = moduleReads((app, ctx, module) => {
     groupSummary: 'branches',
     item: Branch,
     itemsOf: (groups) => groups.map(branch),
+    operationId: 'listRepositoryBranches',
     summary: 'Commits per repository and branch, most recently pushed first, with the latest commit',
     description: 'The commits themselves: `GET /api/modules/repository/events?repo=…&branch=…`.',
     filters: WindowFilters,
@@ -78,7 +79,9 @@ export const repositoryReads = moduleReads((app, ctx, module) => {
     groupSummary: 'authors',
     item: Author,
     itemsOf: (groups) => groups.map(author),
+    operationId: 'listRepositoryAuthors',
     summary: 'Commit authors, most recently active first, with their commit counts',
+    description: 'One row per author with a commit in the project; their commits: `GET /api/modules/repository/events?author=…`.',
     filters: WindowFilters,
     select: ({ repo, from, to }) => ({ narrow: eventConditions({ repo }, from, to) }),
   })

@@ -10,7 +10,7 @@ export const TenantPayload = Type.Object(
       Type.Integer({ minimum: 1, description: 'events per second; lowers the project’s ingest limit, never above the install’s' }),
     ),
   },
-  { additionalProperties: true },
+  { additionalProperties: true, examples: [{ plan: 'team', ingestLimitPerSecond: 500 }] },
 )
 
 export const tenantExamples: PayloadExamples<typeof TenantPayload> = {

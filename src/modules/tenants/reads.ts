@@ -44,12 +44,15 @@ export const tenantReads = moduleReads((app, ctx, module) => {
   const plans = { path: '/plans', groupSummary: 'plans', item: TenantPlan, itemsOf: (groups: GroupState[], projectId: string) => plansOf(ctx, projectId, groups) }
   groupListRoute(app, ctx, module, {
     ...plans,
+    operationId: 'listTenantPlans',
     summary: 'Each tenant’s current plan and per-second ingest limit, as reported by the project’s tenant events',
+    description: 'One row per tenant a `tenant` event described; one tenant’s history: `GET /api/tenants/plans/{tenantId}`.',
   })
   groupDetailRoute(app, ctx, module, {
     ...plans,
     param: 'tenantId',
     what: 'tenant',
+    operationId: 'getTenantPlan',
     summary: 'One tenant’s current plan and limit, and its history newest first',
     description: '`tenantId` is the project id the tenant events describe. `limit` and `cursor` page the history.',
     event: PlanChange,

@@ -11,7 +11,7 @@ export const TracePayload = Type.Object(
     name: Type.Optional(Text('operation name')),
     durationMs: Type.Optional(NonNegative('milliseconds')),
   },
-  { additionalProperties: true },
+  { additionalProperties: true, examples: [{ traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', serviceName: 'checkout-api', name: 'GET /cart', durationMs: 42 }] },
 )
 
 export const traceExamples: PayloadExamples<typeof TracePayload> = {

@@ -91,6 +91,7 @@ export const traceReads = moduleReads((app, ctx) => {
     '',
     readRoute({
       tag: 'traces',
+      operationId: 'listTraces',
       summary: 'Traces newest first, each with its root span, span count, services and total duration',
       description:
         'A trace is listed once its root span (a span without `parentSpanId`) has arrived, at the root span’s time; ' +
@@ -137,9 +138,10 @@ export const traceReads = moduleReads((app, ctx) => {
     '/:traceId',
     readRoute({
       tag: 'traces',
+      operationId: 'getTrace',
       summary: 'Every span of one trace, in start order, with the trace’s root span and total duration',
       description: `404 when the project has no span of this trace. At most ${MAX_SPANS} spans are returned.`,
-      params: { traceId: Type.String() },
+      params: { traceId: Type.String({ description: 'the trace id the spans were sent with' }) },
       query: ProjectQuery,
       response: TraceDetail,
     }),

@@ -9,7 +9,7 @@ export const VideoPayload = Type.Object(
     status: Type.Optional(Text('queued, recording, processing, done, failed — or your own')),
     artifactUrl: Type.Optional(HttpUrl('where the finished video is')),
   },
-  { additionalProperties: true },
+  { additionalProperties: true, examples: [{ jobId: 'job-1', targetUrl: 'https://example.com/', status: 'done', artifactUrl: 'https://cdn.example.com/v.mp4' }] },
 )
 
 export const videoExamples: PayloadExamples<typeof VideoPayload> = {

@@ -49,7 +49,9 @@ export const videoReads = moduleReads((app, ctx, module) => {
   const jobs = { path: '/jobs', groupSummary: 'jobs', item: Job, itemsOf: (groups: GroupState[], projectId: string) => jobsOf(ctx, projectId, groups) }
   groupListRoute(app, ctx, module, {
     ...jobs,
+    operationId: 'listVideoJobs',
     summary: 'Video jobs with their latest status and artifact, most recently updated first',
+    description: 'One row per `jobId`; one job’s history: `GET /api/video/jobs/{jobId}`.',
     filters: { status: Type.Optional(Type.String({ description: 'only jobs whose latest status is this' })) },
     select: ({ status }) => ({ latest: givenValues({ status }) }),
   })
@@ -57,6 +59,7 @@ export const videoReads = moduleReads((app, ctx, module) => {
     ...jobs,
     param: 'jobId',
     what: 'video job',
+    operationId: 'getVideoJob',
     summary: 'One video job: its latest status and artifact, and its history newest first',
     description: '`limit` and `cursor` page the history. 404 when the project has no event for this job.',
     event: JobEvent,

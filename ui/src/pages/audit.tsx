@@ -1,12 +1,9 @@
 import { queryString, usePaged } from '../api.ts'
 import { Filters, Json, PagedTable, Time, TIME_RANGE } from '../components.tsx'
 import { useFilters } from '../router.tsx'
+import type { components } from '../api-types.generated.ts'
 
-interface AuditEvent {
-  id: string
-  ts: string
-  data: { actor: string; action?: string; resource?: string; method?: string; path?: string; statusCode?: number; ip?: string; metadata?: Record<string, unknown> }
-}
+type AuditEvent = components['schemas']['AuditEvent']
 
 const FILTERS = ['actor', 'action', 'resource', 'from', 'to']
 

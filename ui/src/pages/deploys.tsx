@@ -1,6 +1,7 @@
 import { queryString, usePaged } from '../api.ts'
 import { Badge, Filters, PagedTable, Time } from '../components.tsx'
 import { Link, useFilters, withParams } from '../router.tsx'
+import type { components } from '../api-types.generated.ts'
 
 interface LatestDeploy {
   service: string
@@ -13,11 +14,7 @@ interface LatestDeploy {
   deploys: number
 }
 
-interface DeployEvent {
-  id: string
-  ts: string
-  data: { service: string; version?: string; environment?: string; status?: string; commit?: string }
-}
+type DeployEvent = components['schemas']['DeployEvent']
 
 export function DeploysPage({ project }: { project: string }) {
   const { service, environment, status } = useFilters(['service', 'environment', 'status'])

@@ -2,50 +2,13 @@ import { api, queryString, useGet, usePaged } from '../api.ts'
 import { Badge, BarChart, Filters, Json, LoadState, PagedTable, Table, Time, useAction } from '../components.tsx'
 import { useCanWrite } from '../identity.ts'
 import { Link, useFilters } from '../router.tsx'
+import type { components } from '../api-types.generated.ts'
 
-type GroupStatus = 'unresolved' | 'resolved' | 'ignored'
-
-interface ErrorGroup {
-  fingerprint: string
-  name: string
-  message: string
-  status: GroupStatus
-  regressed: boolean
-  firstSeen: string
-  lastSeen: string
-  count: number
-  environments: string[]
-  releases: string[]
-  services: string[]
-  countsPerDay: { date: string; count: number }[]
-}
-
-interface Frame {
-  function: string | null
-  module: string | null
-  filename: string | null
-  lineno: number | null
-  colno: number | null
-  inApp: boolean
-}
-
-interface Occurrence {
-  id: string
-  timestamp: string
-  name: string
-  message: string
-  stack: string | null
-  frames: Frame[] | null
-  release: string | null
-  environment: string | null
-  service: string | null
-  request: Record<string, unknown> | null
-  metadata: Record<string, unknown>
-}
-
-interface ErrorGroupDetail extends ErrorGroup {
-  occurrences: Occurrence[]
-}
+type Schemas = components['schemas']
+type GroupStatus = Schemas['ErrorGroupStatus']
+type ErrorGroup = Schemas['ErrorGroup']
+type Occurrence = Schemas['ErrorOccurrence']
+type ErrorGroupDetail = Schemas['ErrorGroupDetail']
 
 const FILTERS = ['q', 'status', 'environment', 'release', 'service', 'sort']
 

@@ -2,12 +2,9 @@ import type { TargetedSubmitEvent } from 'preact'
 import { queryString, useGet, usePaged } from '../api.ts'
 import { Badge, Filters, Json, PagedTable, Time, TIME_RANGE, useInterval } from '../components.tsx'
 import { Link, navigate, useFilters, useLocation, withParams } from '../router.tsx'
+import type { components } from '../api-types.generated.ts'
 
-interface LogEvent {
-  id: string
-  ts: string
-  data: { level?: string; message: string; module?: string; fields?: Record<string, unknown> }
-}
+type LogEvent = components['schemas']['LogEvent']
 
 interface LevelCounts {
   data: { level: string | null; count: number }[]

@@ -4,39 +4,18 @@ import { api, usePaged } from '../api.ts'
 import { Badge, ConfirmButton, OnceNotice, PagedTable, Time, useAction } from '../components.tsx'
 import { useCanWrite } from '../identity.ts'
 import { Link } from '../router.tsx'
+import type { components } from '../api-types.generated.ts'
 
-export interface Project {
-  id: string
-  name: string
-  createdAt: string
-  updatedAt: string
-}
-
-type KeyScope = 'ingest' | 'otlp' | 'sentry'
+export type Project = components['schemas']['Project']
+type ApiKey = components['schemas']['ApiKey']
+type CreatedKey = components['schemas']['CreatedApiKey']
+type KeyScope = ApiKey['scopes'][number]
 
 const SCOPES: [KeyScope, string][] = [
   ['ingest', 'Signed ingest (POST /api/ingest)'],
   ['otlp', 'OpenTelemetry (OTLP/HTTP)'],
   ['sentry', 'Sentry SDKs'],
 ]
-
-interface ApiKey {
-  id: string
-  name: string
-  prefix: string
-  scopes: KeyScope[]
-  createdAt: string
-  lastUsedAt: string | null
-  revokedAt: string | null
-}
-
-interface CreatedKey {
-  id: string
-  key: string
-  webhookSecret: string
-  scopes: KeyScope[]
-  sentryDsn?: string
-}
 
 /** What to paste where: the key and secret, and for OTLP and Sentry keys their ready-made settings. */
 function createdKeySettings(created: CreatedKey): [label: string, value: string][] {

@@ -4,45 +4,12 @@ import { api, queryString, useGet, usePaged } from '../api.ts'
 import { Badge, ConfirmButton, Filters, Json, LoadState, OnceNotice, PagedTable, Table, Time, useAction } from '../components.tsx'
 import { useCanWrite } from '../identity.ts'
 import { Link, useFilters } from '../router.tsx'
+import type { components } from '../api-types.generated.ts'
 
-interface Endpoint {
-  id: string
-  url: string
-  kind: 'generic' | 'slack' | 'discord'
-  description: string
-  eventTypes: string[]
-  enabled: boolean
-  disabledReason: string | null
-  createdAt: string
-}
-
-interface Delivery {
-  id: string
-  endpointId: string
-  messageId: string
-  eventType: string
-  status: 'pending' | 'succeeded' | 'failed'
-  attemptCount: number
-  nextAttemptAt: string | null
-  createdAt: string
-}
-
-interface Attempt {
-  id: string
-  number: number
-  status: string
-  startedAt: string
-  durationMs: number
-  request: { url: string; method: string; headers: Record<string, string>; bodySize: number }
-  response: { statusCode: number; headers: Record<string, string>; body: string } | null
-  error: string | null
-  secretId: string | null
-}
-
-interface DeliveryDetail extends Delivery {
-  payload: Record<string, unknown>
-  attempts: Attempt[]
-}
+type Schemas = components['schemas']
+type Endpoint = Schemas['Endpoint']
+type Delivery = Schemas['Delivery']
+type DeliveryDetail = Schemas['DeliveryDetail']
 
 interface ReportedDestination {
   destination: string

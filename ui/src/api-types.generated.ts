@@ -1,0 +1,2005 @@
+// Generated from the portal’s OpenAPI document by test/ui/api-types.test.ts (WRITE_API_TYPES=1 rewrites it). Do not edit.
+export type paths = Record<string, never>;
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        /** @description An API key as listed: never its value or webhook secret. */
+        ApiKey: {
+            /** @description key_… */
+            id: string;
+            /** @description prj_… */
+            projectId: string;
+            name: string;
+            /** @description the first characters of the key, to tell keys apart */
+            prefix: string;
+            /** @description what the key may feed */
+            scopes: ("ingest" | "otlp" | "sentry")[];
+            /** Format: date-time */
+            createdAt: string;
+            /** @description to the minute */
+            lastUsedAt: string | null;
+            /** @description null while the key works */
+            revokedAt: string | null;
+        };
+        ApiKeyList: {
+            /** @description this page, newest first */
+            data: components["schemas"]["ApiKey"][];
+            /** @description pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        /** @description One HTTP attempt of a delivery. */
+        Attempt: {
+            /** @description att_… */
+            id: string;
+            /** @description 1 for the first attempt */
+            number: number;
+            /** @description succeeded: 2xx; failed: any other answer; timeout: no full answer within WEBHOOK_TIMEOUT_MS; network_error: connection failed or reset; refused: the SSRF guard */
+            status: "succeeded" | "failed" | "timeout" | "network_error" | "refused";
+            /** Format: date-time */
+            startedAt: string;
+            /** @description until the answer or the failure */
+            durationMs: number;
+            /** @description what was sent */
+            request: {
+                /** @description the endpoint URL at the time */
+                url: string;
+                /** @description POST */
+                method: string;
+                /** @description as sent, `webhook-signature` included */
+                headers: {
+                    [key: string]: string;
+                };
+                /** @description bytes sent */
+                bodySize: number;
+                /** @description hex SHA-256 of the body sent */
+                bodySha256: string;
+            };
+            /** @description what came back; null when nothing did */
+            response: {
+                statusCode: number;
+                headers: {
+                    [key: string]: string;
+                };
+                /** @description the first 4 KiB */
+                body: string;
+            } | null;
+            /** @description why the attempt failed without an answer */
+            error: string | null;
+            /** @description the newest secret version that signed it; during a rotation grace period the previous version’s signature is in the header too */
+            secretId: string | null;
+        };
+        /** @description A stored `audit` event. */
+        AuditEvent: {
+            /** @description evt_… event id */
+            id: string;
+            /** @description prj_… project the event was ingested for */
+            projectId: string;
+            /** @enum {string} */
+            type: "audit";
+            /**
+             * Format: date-time
+             * @description when it happened, as sent in `ts`
+             */
+            ts: string;
+            /**
+             * Format: date-time
+             * @description when the portal received it
+             */
+            receivedAt: string;
+            data: components["schemas"]["AuditPayload"];
+        };
+        AuditEventList: {
+            /** @description this page, newest first */
+            data: components["schemas"]["AuditEvent"][];
+            /** @description pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        AuditModuleStatus: {
+            module: string;
+            eventType: string;
+            /** @enum {string} */
+            status: "ok";
+            projectId?: string;
+            /** @description events stored for project_id */
+            events?: number;
+            lastEventAt?: string | null;
+            /** @description with project_id: how many flags, jobs, paths, … the module’s summaries hold */
+            summaries?: {
+                [key: string]: number;
+            };
+        };
+        /**
+         * @example {
+         *       "actor": "alice@example.com",
+         *       "action": "project.update",
+         *       "resource": "prj_01JD3Z8Q6R2N5M7K9P4TXYZABC",
+         *       "statusCode": 200,
+         *       "duration": 12.5
+         *     }
+         */
+        AuditPayload: {
+            /** @description who acted: a user, a token, a service */
+            actor: string;
+            /** @description what they did, e.g. project.created */
+            action?: string;
+            /** @description what they did it to */
+            resource?: string;
+            /** @description HTTP method */
+            method?: string;
+            /** @description request path */
+            path?: string;
+            /** @description HTTP status code */
+            statusCode?: number;
+            /** @description milliseconds */
+            duration?: number;
+            ip?: string;
+            userAgent?: string;
+            metadata?: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Fields not listed here are kept in the occurrence’s `metadata`. */
+        CaptureRequest: {
+            /** @description exception name, e.g. TypeError */
+            name: string;
+            message: string;
+            /** @description a stack trace as printed by V8/Node, CPython or the JVM (also SpiderMonkey/JavaScriptCore) */
+            stack?: string;
+            /** @description structured frames, innermost (the one that threw) first; when not empty, used instead of `stack` for grouping */
+            frames?: {
+                function?: string;
+                /** @description module or class; used for grouping before the file name */
+                module?: string;
+                /** @description path or URL; only its base name counts for grouping */
+                filename?: string;
+                lineno?: number;
+                colno?: number;
+                /** @description marks the frame as your code or a library, overriding the rules */
+                inApp?: boolean;
+            }[];
+            /** @description the release that raised it */
+            release?: string;
+            /** @description e.g. production */
+            environment?: string;
+            /** @description the service that raised it */
+            service?: string;
+            /** @description request context (method, url, headers, …); Authorization, Cookie and API-key headers are stored as [filtered] */
+            request?: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: date-time
+             * @description when it happened; default and upper bound: the time it is received
+             */
+            timestamp?: string;
+            /** @description overrides grouping: occurrences with the same array share a group; `{{ default }}` stands for the computed fingerprint */
+            fingerprint?: string[];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The occurrence recorded and the group it joined. */
+        CaptureResponse: {
+            /** @description the occurrence id (occ_…) */
+            id: string;
+            /**
+             * @description hex SHA-256 fingerprint computed for this occurrence
+             * @example 3b9f1c2e7a4d5f6081b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718
+             */
+            fingerprint: string;
+            /**
+             * @description the fingerprint its group is known by (differs after a merge)
+             * @example 3b9f1c2e7a4d5f6081b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718
+             */
+            groupFingerprint: string;
+            /** @description true when this occurrence opened its group */
+            isNewGroup: boolean;
+        };
+        /** @description A stored `config` event. */
+        ConfigEvent: {
+            /** @description evt_… event id */
+            id: string;
+            /** @description prj_… project the event was ingested for */
+            projectId: string;
+            /** @enum {string} */
+            type: "config";
+            /**
+             * Format: date-time
+             * @description when it happened, as sent in `ts`
+             */
+            ts: string;
+            /**
+             * Format: date-time
+             * @description when the portal received it
+             */
+            receivedAt: string;
+            data: components["schemas"]["ConfigPayload"];
+        };
+        ConfigEventList: {
+            /** @description this page, newest first */
+            data: components["schemas"]["ConfigEvent"][];
+            /** @description pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        /**
+         * @example {
+         *       "path": "config/app.yaml",
+         *       "diff": "--- a\n+++ b\n-timeout: 5\n+timeout: 10",
+         *       "actor": "bob"
+         *     }
+         */
+        ConfigPayload: {
+            /** @description the configuration file’s path */
+            path: string;
+            /** @description unified diff of the change */
+            diff?: string;
+            /** @description who changed it */
+            actor?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        ConfigsModuleStatus: {
+            module: string;
+            eventType: string;
+            /** @enum {string} */
+            status: "ok";
+            projectId?: string;
+            /** @description events stored for project_id */
+            events?: number;
+            lastEventAt?: string | null;
+            /** @description with project_id: how many flags, jobs, paths, … the module’s summaries hold */
+            summaries?: {
+                [key: string]: number;
+            };
+        };
+        /** @description A stored `cost` event. */
+        CostEvent: {
+            /** @description evt_… event id */
+            id: string;
+            /** @description prj_… project the event was ingested for */
+            projectId: string;
+            /** @enum {string} */
+            type: "cost";
+            /**
+             * Format: date-time
+             * @description when it happened, as sent in `ts`
+             */
+            ts: string;
+            /**
+             * Format: date-time
+             * @description when the portal received it
+             */
+            receivedAt: string;
+            data: components["schemas"]["CostPayload"];
+        };
+        CostEventList: {
+            /** @description this page, newest first */
+            data: components["schemas"]["CostEvent"][];
+            /** @description pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        /**
+         * @example {
+         *       "provider": "aws",
+         *       "service": "ec2",
+         *       "amount": 12.34,
+         *       "currency": "USD",
+         *       "period": "2026-10"
+         *     }
+         */
+        CostPayload: {
+            /** @description aws, gcp, azure — or your own */
+            provider?: string;
+            service?: string;
+            region?: string;
+            /** @description decimal amount in `currency` */
+            amount: number;
+            /** @description ISO 4217 code */
+            currency: string;
+            /** @description YYYY-MM */
+            period?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        CostsModuleStatus: {
+            module: string;
+            eventType: string;
+            /** @enum {string} */
+            status: "ok";
+            projectId?: string;
+            /** @description events stored for project_id */
+            events?: number;
+            lastEventAt?: string | null;
+            /** @description with project_id: how many flags, jobs, paths, … the module’s summaries hold */
+            summaries?: {
+                [key: string]: number;
+            };
+        };
+        /**
+         * @description A new API key with its value and webhook secret, which no later response shows again.
+         * @example {
+         *       "id": "key_01JD3Z8Q6R2N5M7K9P4TXYZABC",
+         *       "projectId": "prj_01JD3Z8Q6R2N5M7K9P4TXYZABC",
+         *       "name": "checkout backend",
+         *       "key": "pk_3q8Vd0…",
+         *       "webhookSecret": "whsec_Zr5t…",
+         *       "prefix": "pk_3q8Vd0",
+         *       "scopes": [
+         *         "ingest"
+         *       ],
+         *       "createdAt": "2026-11-23T18:30:00.000Z"
+         *     }
+         */
+        CreatedApiKey: {
+            /** @description key_… */
+            id: string;
+            /** @description prj_… */
+            projectId: string;
+            name: string;
+            /** @description pk_… — the bearer for ingest; shown in this response only */
+            key: string;
+            /** @description whsec_… — the HMAC key for X-Service-Signature; shown in this response only */
+            webhookSecret: string;
+            /** @description the first characters of the key, to tell keys apart */
+            prefix: string;
+            /** @description what the key may feed */
+            scopes: ("ingest" | "otlp" | "sentry")[];
+            /** @description present when the key has the `sentry` scope: the DSN to give Sentry SDKs (it holds the key; shown in this response only) */
+            sentryDsn?: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /** @description The endpoint, with its signing secret shown this once. */
+        CreatedEndpoint: {
+            /** @description whe_… */
+            id: string;
+            /** @description prj_… */
+            projectId: string;
+            /**
+             * @description where messages are POSTed
+             * @example https://hooks.example.com/portal
+             */
+            url: string;
+            /** @description generic: the Standard Webhooks body `{ id, type, timestamp, data }`; slack: `{ text, blocks }` for a Slack incoming webhook; discord: `{ content, embeds }` for a Discord webhook. Every kind is signed the same way. */
+            kind: "generic" | "slack" | "discord";
+            /** @description for people; not sent */
+            description: string;
+            /** @description the event types it takes; empty: every type */
+            eventTypes: string[];
+            /** @description false: nothing is delivered to it */
+            enabled: boolean;
+            /** @description gone: it answered 410; failing: every attempt failed for WEBHOOK_DISABLE_AFTER_FAILING_SECONDS; manual: PATCH enabled=false */
+            disabledReason: "gone" | "failing" | "manual" | null;
+            disabledAt: string | null;
+            /** @description start of the current run of failed attempts; null after a success */
+            failingSince: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description whsec_… (Standard Webhooks form); shown in this response only */
+            secret: string;
+            /** @description whs_…: the secret version; attempts name the version that signed them */
+            secretId: string;
+        };
+        /** @description One message’s delivery to one endpoint. */
+        Delivery: {
+            /** @description dlv_… */
+            id: string;
+            /** @description prj_… */
+            projectId: string;
+            /** @description whe_… */
+            endpointId: string;
+            /** @description msg_…; sent as `webhook-id`, the same on every attempt */
+            messageId: string;
+            /** @description the message’s event type */
+            eventType: string;
+            /** @description pending until an attempt succeeds (succeeded) or the last attempt fails, a 410 arrives or the endpoint is disabled (failed) */
+            status: "pending" | "succeeded" | "failed";
+            /** @description attempts made so far */
+            attemptCount: number;
+            /** @description when the next attempt is due; null once the delivery has ended */
+            nextAttemptAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description A delivery with its payload and every attempt. */
+        DeliveryDetail: {
+            /** @description dlv_… */
+            id: string;
+            /** @description prj_… */
+            projectId: string;
+            /** @description whe_… */
+            endpointId: string;
+            /** @description msg_…; sent as `webhook-id`, the same on every attempt */
+            messageId: string;
+            /** @description the message’s event type */
+            eventType: string;
+            /** @description pending until an attempt succeeds (succeeded) or the last attempt fails, a 410 arrives or the endpoint is disabled (failed) */
+            status: "pending" | "succeeded" | "failed";
+            /** @description attempts made so far */
+            attemptCount: number;
+            /** @description when the next attempt is due; null once the delivery has ended */
+            nextAttemptAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description the message payload (`data` of a generic body) */
+            payload: {
+                [key: string]: unknown;
+            };
+            /** @description every attempt, oldest first */
+            attempts: components["schemas"]["Attempt"][];
+        };
+        DeliveryList: {
+            /** @description this page, newest first */
+            data: components["schemas"]["Delivery"][];
+            /** @description pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        /** @description A stored `deploy` event. */
+        DeployEvent: {
+            /** @description evt_… event id */
+            id: string;
+            /** @description prj_… project the event was ingested for */
+            projectId: string;
+            /** @enum {string} */
+            type: "deploy";
+            /**
+             * Format: date-time
+             * @description when it happened, as sent in `ts`
+             */
+            ts: string;
+            /**
+             * Format: date-time
+             * @description when the portal received it
+             */
+            receivedAt: string;
+            data: components["schemas"]["DeployPayload"];
+        };
+        DeployEventList: {
+            /** @description this page, newest first */
+            data: components["schemas"]["DeployEvent"][];
+            /** @description pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        /** @description The deploy event’s payload, with its id and time. */
+        DeployFailedNotification: {
+            /** @description evt_… of the deploy event */
+            eventId: string;
+            /**
+             * Format: date-time
+             * @description when the deploy happened
+             */
+            ts: string;
+            service: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @example {
+         *       "service": "checkout-api",
+         *       "version": "1.2.3",
+         *       "environment": "production",
+         *       "status": "succeeded"
+         *     }
+         */
+        DeployPayload: {
+            service: string;
+            version?: string;
+            /** @description production, staging, … */
+            environment?: string;
+            /** @description started, succeeded, failed, rolled_back — or your own */
+            status?: string;
+            /** @description commit SHA */
+            commit?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        DeploysModuleStatus: {
+            module: string;
+            eventType: string;
+            /** @enum {string} */
+            status: "ok";
+            projectId?: string;
+            /** @description events stored for project_id */
+            events?: number;
+            lastEventAt?: string | null;
+            /** @description with project_id: how many flags, jobs, paths, … the module’s summaries hold */
+            summaries?: {
+                [key: string]: number;
+            };
+        };
+        /** @description A webhook endpoint (never its secret). */
+        Endpoint: {
+            /** @description whe_… */
+            id: string;
+            /** @description prj_… */
+            projectId: string;
+            /**
+             * @description where messages are POSTed
+             * @example https://hooks.example.com/portal
+             */
+            url: string;
+            /** @description generic: the Standard Webhooks body `{ id, type, timestamp, data }`; slack: `{ text, blocks }` for a Slack incoming webhook; discord: `{ content, embeds }` for a Discord webhook. Every kind is signed the same way. */
+            kind: "generic" | "slack" | "discord";
+            /** @description for people; not sent */
+            description: string;
+            /** @description the event types it takes; empty: every type */
+            eventTypes: string[];
+            /** @description false: nothing is delivered to it */
+            enabled: boolean;
+            /** @description gone: it answered 410; failing: every attempt failed for WEBHOOK_DISABLE_AFTER_FAILING_SECONDS; manual: PATCH enabled=false */
+            disabledReason: "gone" | "failing" | "manual" | null;
+            disabledAt: string | null;
+            /** @description start of the current run of failed attempts; null after a success */
+            failingSince: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        EndpointDisabledNotification: {
+            /** @description whe_… */
+            endpointId: string;
+            /** Format: uri */
+            url: string;
+            reason: "gone" | "failing";
+            detail: string;
+            /**
+             * Format: date-time
+             * @description when it was disabled
+             */
+            disabledAt: string;
+        };
+        EndpointList: {
+            /** @description this page, newest first */
+            data: components["schemas"]["Endpoint"][];
+            /** @description pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        /** @description A delivery just enqueued. */
+        EnqueuedDelivery: {
+            /** @description dlv_… */
+            id: string;
+            /** @description whe_… */
+            endpointId: string;
+            /** @description pending until an attempt succeeds (succeeded) or the last attempt fails, a 410 arrives or the endpoint is disabled (failed) */
+            status: "pending" | "succeeded" | "failed";
+        };
+        /** @description A stored `error` event. */
+        ErrorEvent: {
+            /** @description evt_… event id */
+            id: string;
+            /** @description prj_… project the event was ingested for */
+            projectId: string;
+            /** @enum {string} */
+            type: "error";
+            /**
+             * Format: date-time
+             * @description when it happened, as sent in `ts`
+             */
+            ts: string;
+            /**
+             * Format: date-time
+             * @description when the portal received it
+             */
+            receivedAt: string;
+            data: components["schemas"]["ErrorPayload"];
+        };
+        ErrorEventList: {
+            /** @description this page, newest first */
+            data: components["schemas"]["ErrorEvent"][];
+            /** @description pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        /** @description Occurrences that share a fingerprint: one problem to triage. */
+        ErrorGroup: {
+            /**
+             * @description the fingerprint the group is known by; any fingerprint in `fingerprints` finds it too
+             * @example 3b9f1c2e7a4d5f6081b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718
+             */
+            fingerprint: string;
+            /** @description prj_… */
+            projectId: string;
+            /** @description exception name of the latest occurrence */
+            name: string;
+            /** @description message of the latest occurrence */
+            message: string;
+            /** @description triage state; an occurrence reopens a resolved group */
+            status: "unresolved" | "resolved" | "ignored";
+            /** @description reopened by an occurrence after it was resolved; cleared by the next triage */
+            regressed: boolean;
+            /** Format: date-time */
+            firstSeen: string;
+            /** Format: date-time */
+            lastSeen: string;
+            /** @description every occurrence ever, exact (only the latest 100 are kept) */
+            count: number;
+            /** @description every environment an occurrence named */
+            environments: string[];
+            /** @description in the order they were first seen */
+            releases: string[];
+            /** @description every service an occurrence named */
+            services: string[];
+            firstRelease: string | null;
+            lastRelease: string | null;
+            /** @description every fingerprint merged into the group, the oldest first */
+            fingerprints: string[];
+            /** @description occurrences per UTC day over the last 14 days, oldest first, today included */
+            countsPerDay: {
+                /** Format: date */
+                date: string;
+                count: number;
+            }[];
+        };
+        /** @description A group with why its occurrences share it and its most recent occurrences. */
+        ErrorGroupDetail: {
+            /**
+             * @description the fingerprint the group is known by; any fingerprint in `fingerprints` finds it too
+             * @example 3b9f1c2e7a4d5f6081b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718
+             */
+            fingerprint: string;
+            /** @description prj_… */
+            projectId: string;
+            /** @description exception name of the latest occurrence */
+            name: string;
+            /** @description message of the latest occurrence */
+            message: string;
+            /** @description triage state; an occurrence reopens a resolved group */
+            status: "unresolved" | "resolved" | "ignored";
+            /** @description reopened by an occurrence after it was resolved; cleared by the next triage */
+            regressed: boolean;
+            /** Format: date-time */
+            firstSeen: string;
+            /** Format: date-time */
+            lastSeen: string;
+            /** @description every occurrence ever, exact (only the latest 100 are kept) */
+            count: number;
+            /** @description every environment an occurrence named */
+            environments: string[];
+            /** @description in the order they were first seen */
+            releases: string[];
+            /** @description every service an occurrence named */
+            services: string[];
+            firstRelease: string | null;
+            lastRelease: string | null;
+            /** @description every fingerprint merged into the group, the oldest first */
+            fingerprints: string[];
+            /** @description occurrences per UTC day over the last 14 days, oldest first, today included */
+            countsPerDay: {
+                /** Format: date */
+                date: string;
+                count: number;
+            }[];
+            /** @description why occurrences share this group: the components hashed into each of its fingerprints */
+            grouping: {
+                fingerprint: string;
+                /** @description the grouping algorithm version that computed it */
+                algorithm: string;
+                components: {
+                    /** @description exception, stacktrace, message or custom */
+                    id: string;
+                    /** @description whether its values went into the hash */
+                    contributes: boolean;
+                    values: string[];
+                    /** @description why it counts or not */
+                    hint: string;
+                }[];
+                count: number;
+                /** Format: date-time */
+                firstSeen: string;
+                /** Format: date-time */
+                lastSeen: string;
+            }[];
+            /** @description the most recent, newest first (at most 20) */
+            occurrences: components["schemas"]["ErrorOccurrence"][];
+        };
+        ErrorGroupList: {
+            /** @description this page, newest first */
+            data: components["schemas"]["ErrorGroup"][];
+            /** @description pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        ErrorGroupNotification: {
+            /** @description the group’s primary fingerprint */
+            fingerprint: string;
+            name: string;
+            message: string;
+            /** @description unresolved after a regression */
+            status: string;
+            /** @description occurrences so far */
+            count: number;
+            /**
+             * Format: date-time
+             * @description first occurrence
+             */
+            firstSeen: string;
+            /**
+             * Format: date-time
+             * @description latest occurrence
+             */
+            lastSeen: string;
+        };
+        ErrorGroupStatus: "unresolved" | "resolved" | "ignored";
+        /** @description One captured exception. */
+        ErrorOccurrence: {
+            /** @description occ_…, or the evt_… of an ingested error event */
+            id: string;
+            /** @description the fingerprint computed for it */
+            fingerprint: string;
+            /** Format: date-time */
+            timestamp: string;
+            /** Format: date-time */
+            receivedAt: string;
+            name: string;
+            message: string;
+            stack: string | null;
+            frames: components["schemas"]["StackFrame"][] | null;
+            release: string | null;
+            environment: string | null;
+            service: string | null;
+            request: {
+                [key: string]: unknown;
+            } | null;
+            /** @description the capture’s fields beyond the known ones */
+            metadata: {
+                [key: string]: unknown;
+            };
+        };
+        ErrorOccurrenceList: {
+            /** @description this page, newest first */
+            data: components["schemas"]["ErrorOccurrence"][];
+            /** @description pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        /**
+         * @description At least one of name and message is required.
+         * @example {
+         *       "name": "TypeError",
+         *       "message": "cart is undefined",
+         *       "environment": "production",
+         *       "release": "1.2.3"
+         *     }
+         */
+        ErrorPayload: {
+            /** @description exception name, e.g. TypeError */
+            name?: string;
+            message?: string;
+            release?: string;
+            environment?: string;
+            /** @description the service that raised it */
+            service?: string;
+            /** @description a printed stack trace (V8, CPython, JVM, …), parsed for grouping */
+            stack?: string;
+            /** @description structured frames, innermost first; used instead of `stack` for grouping */
+            frames?: {
+                function?: string;
+                /** @description module or class; used for grouping before the file name */
+                module?: string;
+                /** @description path or URL; only its base name counts for grouping */
+                filename?: string;
+                lineno?: number;
+                colno?: number;
+                /** @description marks the frame as your code or a library, overriding the rules */
+                inApp?: boolean;
+            }[];
+            /** @description request context; Authorization, Cookie and API-key headers are stored as [filtered] */
+            request?: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        ErrorsModuleStatus: {
+            module: string;
+            eventType: string;
+            /** @enum {string} */
+            status: "ok";
+            projectId?: string;
+            /** @description events stored for project_id */
+            events?: number;
+            lastEventAt?: string | null;
+            /** @description with project_id: how many flags, jobs, paths, … the module’s summaries hold */
+            summaries?: {
+                [key: string]: number;
+            };
+            /** @description the fingerprint algorithm version new occurrences are grouped with */
+            groupingAlgorithm: string;
+            occurrencesKeptPerGroup: number;
+            /** @description error groups of project_id */
+            groups?: number;
+            /** @description of which unresolved */
+            unresolvedGroups?: number;
+        };
+        /** @description A stored `feature_flag` event. */
+        FeatureFlagEvent: {
+            /** @description evt_… event id */
+            id: string;
+            /** @description prj_… project the event was ingested for */
+            projectId: string;
+            /** @enum {string} */
+            type: "feature_flag";
+            /**
+             * Format: date-time
+             * @description when it happened, as sent in `ts`
+             */
+            ts: string;
+            /**
+             * Format: date-time
+             * @description when the portal received it
+             */
+            receivedAt: string;
+            data: components["schemas"]["FeatureFlagPayload"];
+        };
+        FeatureFlagEventList: {
+            /** @description this page, newest first */
+            data: components["schemas"]["FeatureFlagEvent"][];
+            /** @description pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        /**
+         * @example {
+         *       "key": "new-checkout",
+         *       "enabled": true,
+         *       "rollout": 25,
+         *       "actor": "carol"
+         *     }
+         */
+        FeatureFlagPayload: {
+            /** @description the flag’s key */
+            key: string;
+            enabled?: boolean;
+            /** @description percent of traffic, 0–100 */
+            rollout?: number;
+            /** @description who changed it */
+            actor?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        FlagsModuleStatus: {
+            module: string;
+            eventType: string;
+            /** @enum {string} */
+            status: "ok";
+            projectId?: string;
+            /** @description events stored for project_id */
+            events?: number;
+            lastEventAt?: string | null;
+            /** @description with project_id: how many flags, jobs, paths, … the module’s summaries hold */
+            summaries?: {
+                [key: string]: number;
+            };
+        };
+        /**
+         * @description The portal’s health and each check’s result.
+         * @example {
+         *       "status": "ok",
+         *       "checks": {
+         *         "database": {
+         *           "status": "ok",
+         *           "latencyMs": 1.2
+         *         },
+         *         "authorization": {
+         *           "status": "ok",
+         *           "latencyMs": 0.4
+         *         }
+         *       }
+         *     }
+         */
+        Health: {
+            status: "ok" | "unavailable";
+            /** @description one entry per dependency; `identityProvider` when AUTH_JWKS_URL is set */
+            checks: {
+                database: components["schemas"]["HealthCheck"];
+                authorization: components["schemas"]["HealthCheck"];
+                identityProvider?: components["schemas"]["HealthCheck"];
+            };
+        };
+        /** @description One dependency’s check. */
+        HealthCheck: {
+            status: "ok" | "failing";
+            /** @description how long the check took */
+            latencyMs: number;
+            /** @description why the check failed; never a secret or a connection string */
+            error?: string;
+        };
+        /** @description Who the bearer of an access token is. */
+        Identity: {
+            /** @description the access token’s id (`oidc:<subject>` for an OIDC bearer) */
+            tokenId: string;
+            /** @description the organisation the token acts in */
+            orgId: string;
+            /** @description admin: everything; viewer: reads only */
+            role: "admin" | "viewer";
+            /** @description the token’s name, or the OIDC subject */
+            name: string;
+        };
+        /** @description One event. An event whose `type`, `ts` or `data` is wrong (per the payload component of its type) is listed in `rejected`; the others are stored. */
+        IngestEvent: {
+            /**
+             * @description the event type, one of `audit`, `config`, `cost`, `deploy`, `error`, `feature_flag`, `log`, `performance`, `repository`, `tenant`, `trace`, `video`, `webhook`; it selects the module and the shape of `data`
+             * @example log
+             */
+            type: string;
+            /**
+             * @description when it happened: ISO 8601 in UTC (`2026-11-23T18:30:00.000Z`)
+             * @example 2026-11-23T18:30:00.000Z
+             */
+            ts: string;
+            /**
+             * @description the payload: `audit` → `AuditPayload`, `config` → `ConfigPayload`, `cost` → `CostPayload`, `deploy` → `DeployPayload`, `error` → `ErrorPayload`, `feature_flag` → `FeatureFlagPayload`, `log` → `LogPayload`, `performance` → `PerformancePayload`, `repository` → `RepositoryPayload`, `tenant` → `TenantPayload`, `trace` → `TracePayload`, `video` → `VideoPayload`, `webhook` → `WebhookPayload`
+             * @example {
+             *       "level": "error",
+             *       "message": "payment declined for order 1042"
+             *     }
+             */
+            data: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A batch of events. Not an object with an `events` array: 400 `missing_events`. */
+        IngestRequest: {
+            /** @description the batch; each event is checked on its own */
+            events: components["schemas"]["IngestEvent"][];
+        };
+        /**
+         * @description What happened to each event of the batch.
+         * @example {
+         *       "accepted": 2,
+         *       "rejected": [
+         *         {
+         *           "index": 1,
+         *           "reason": "data.actor: required"
+         *         }
+         *       ]
+         *     }
+         */
+        IngestResponse: {
+            /** @description events stored; they are committed before this answer */
+            accepted: number;
+            /** @description the events not stored, in batch order */
+            rejected: components["schemas"]["RejectedEvent"][];
+        };
+        /** @description A stored `log` event. */
+        LogEvent: {
+            /** @description evt_… event id */
+            id: string;
+            /** @description prj_… project the event was ingested for */
+            projectId: string;
+            /** @enum {string} */
+            type: "log";
+            /**
+             * Format: date-time
+             * @description when it happened, as sent in `ts`
+             */
+            ts: string;
+            /**
+             * Format: date-time
+             * @description when the portal received it
+             */
+            receivedAt: string;
+            data: components["schemas"]["LogPayload"];
+        };
+        LogEventList: {
+            /** @description this page, newest first */
+            data: components["schemas"]["LogEvent"][];
+            /** @description pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        /**
+         * @example {
+         *       "level": "error",
+         *       "message": "payment declined for order 1042",
+         *       "module": "billing",
+         *       "fields": {
+         *         "requestId": "req_7f3a"
+         *       }
+         *     }
+         */
+        LogPayload: {
+            /** @description trace, debug, info, warn, error, fatal — or your own */
+            level?: string;
+            message: string;
+            /** @description the logger or component that wrote it */
+            module?: string;
+            /** @description key/value context */
+            fields?: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        LogsModuleStatus: {
+            module: string;
+            eventType: string;
+            /** @enum {string} */
+            status: "ok";
+            projectId?: string;
+            /** @description events stored for project_id */
+            events?: number;
+            lastEventAt?: string | null;
+            /** @description with project_id: how many flags, jobs, paths, … the module’s summaries hold */
+            summaries?: {
+                [key: string]: number;
+            };
+        };
+        /** @description A stored `performance` event. */
+        PerformanceEvent: {
+            /** @description evt_… event id */
+            id: string;
+            /** @description prj_… project the event was ingested for */
+            projectId: string;
+            /** @enum {string} */
+            type: "performance";
+            /**
+             * Format: date-time
+             * @description when it happened, as sent in `ts`
+             */
+            ts: string;
+            /**
+             * Format: date-time
+             * @description when the portal received it
+             */
+            receivedAt: string;
+            data: components["schemas"]["PerformancePayload"];
+        };
+        PerformanceEventList: {
+            /** @description this page, newest first */
+            data: components["schemas"]["PerformanceEvent"][];
+            /** @description pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        PerformanceModuleStatus: {
+            module: string;
+            eventType: string;
+            /** @enum {string} */
+            status: "ok";
+            projectId?: string;
+            /** @description events stored for project_id */
+            events?: number;
+            lastEventAt?: string | null;
+            /** @description with project_id: how many flags, jobs, paths, … the module’s summaries hold */
+            summaries?: {
+                [key: string]: number;
+            };
+        };
+        /**
+         * @example {
+         *       "service": "checkout-api",
+         *       "metric": "latency",
+         *       "value": 182.5,
+         *       "unit": "ms"
+         *     }
+         */
+        PerformancePayload: {
+            service?: string;
+            /** @description e.g. http.server.duration */
+            metric: string;
+            value: number;
+            /** @description ms, s, bytes, percent — or your own */
+            unit?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description RFC 9457 problem details (application/problem+json).
+         * @example {
+         *       "type": "about:blank",
+         *       "title": "Not Found",
+         *       "status": 404,
+         *       "detail": "no project prj_01JD3Z8Q6R2N5M7K9P4TXYZABC",
+         *       "code": "not_found"
+         *     }
+         */
+        Problem: {
+            /** @description A URI naming the kind of problem; `about:blank` plus `code` for ours. */
+            type: string;
+            /** @description The HTTP status text. */
+            title: string;
+            /** @description The HTTP status code, repeated. */
+            status: number;
+            /** @description What went wrong, naming the field or header at fault. */
+            detail: string;
+            /** @description Stable snake_case word for programs; each response lists the values it can carry. */
+            code: string;
+        };
+        /**
+         * @description A project: the unit that API keys, events, error groups and webhook endpoints belong to.
+         * @example {
+         *       "id": "prj_01JD3Z8Q6R2N5M7K9P4TXYZABC",
+         *       "orgId": "org_default",
+         *       "name": "checkout",
+         *       "createdAt": "2026-11-23T18:30:00.000Z",
+         *       "updatedAt": "2026-11-23T18:30:00.000Z"
+         *     }
+         */
+        Project: {
+            /** @description prj_… */
+            id: string;
+            /** @description the organisation it belongs to */
+            orgId: string;
+            name: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        ProjectInput: {
+            /** @description shown in lists and the UI */
+            name: string;
+        };
+        ProjectList: {
+            /** @description this page, newest first */
+            data: components["schemas"]["Project"][];
+            /** @description pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        /** @description An event that was not stored, and why. */
+        RejectedEvent: {
+            /** @description zero-based position in `events` */
+            index: number;
+            /** @description the field and the problem, e.g. `data.actor: required` */
+            reason: string;
+        };
+        /** @description A stored `repository` event. */
+        RepositoryEvent: {
+            /** @description evt_… event id */
+            id: string;
+            /** @description prj_… project the event was ingested for */
+            projectId: string;
+            /** @enum {string} */
+            type: "repository";
+            /**
+             * Format: date-time
+             * @description when it happened, as sent in `ts`
+             */
+            ts: string;
+            /**
+             * Format: date-time
+             * @description when the portal received it
+             */
+            receivedAt: string;
+            data: components["schemas"]["RepositoryPayload"];
+        };
+        RepositoryEventList: {
+            /** @description this page, newest first */
+            data: components["schemas"]["RepositoryEvent"][];
+            /** @description pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        RepositoryModuleStatus: {
+            module: string;
+            eventType: string;
+            /** @enum {string} */
+            status: "ok";
+            projectId?: string;
+            /** @description events stored for project_id */
+            events?: number;
+            lastEventAt?: string | null;
+            /** @description with project_id: how many flags, jobs, paths, … the module’s summaries hold */
+            summaries?: {
+                [key: string]: number;
+            };
+        };
+        /**
+         * @example {
+         *       "provider": "github",
+         *       "repo": "acme/checkout-api",
+         *       "branch": "main",
+         *       "commit": "9f2c1e7",
+         *       "author": "carol"
+         *     }
+         */
+        RepositoryPayload: {
+            /** @description github, gitlab, bitbucket — or your own */
+            provider?: string;
+            /** @description owner/name */
+            repo: string;
+            branch?: string;
+            /** @description commit SHA */
+            commit?: string;
+            author?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description One stack frame; only in-app frames count for grouping. */
+        StackFrame: {
+            function: string | null;
+            module: string | null;
+            filename: string | null;
+            lineno: number | null;
+            colno: number | null;
+            /** @description your code, not a library or the runtime */
+            inApp: boolean;
+        };
+        /** @description A stored `tenant` event. */
+        TenantEvent: {
+            /** @description evt_… event id */
+            id: string;
+            /** @description prj_… project the event was ingested for */
+            projectId: string;
+            /** @enum {string} */
+            type: "tenant";
+            /**
+             * Format: date-time
+             * @description when it happened, as sent in `ts`
+             */
+            ts: string;
+            /**
+             * Format: date-time
+             * @description when the portal received it
+             */
+            receivedAt: string;
+            data: components["schemas"]["TenantPayload"];
+        };
+        TenantEventList: {
+            /** @description this page, newest first */
+            data: components["schemas"]["TenantEvent"][];
+            /** @description pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        /**
+         * @example {
+         *       "plan": "team",
+         *       "ingestLimitPerSecond": 500
+         *     }
+         */
+        TenantPayload: {
+            /** @description the project it describes; the sending project when absent */
+            projectId?: string;
+            /** @description free, team, enterprise — or your own */
+            plan: string;
+            /** @description events per second; lowers the project’s ingest limit, never above the install’s */
+            ingestLimitPerSecond?: number;
+        } & {
+            [key: string]: unknown;
+        };
+        TenantsModuleStatus: {
+            module: string;
+            eventType: string;
+            /** @enum {string} */
+            status: "ok";
+            projectId?: string;
+            /** @description events stored for project_id */
+            events?: number;
+            lastEventAt?: string | null;
+            /** @description with project_id: how many flags, jobs, paths, … the module’s summaries hold */
+            summaries?: {
+                [key: string]: number;
+            };
+        };
+        /** @description A stored `trace` event. */
+        TraceEvent: {
+            /** @description evt_… event id */
+            id: string;
+            /** @description prj_… project the event was ingested for */
+            projectId: string;
+            /** @enum {string} */
+            type: "trace";
+            /**
+             * Format: date-time
+             * @description when it happened, as sent in `ts`
+             */
+            ts: string;
+            /**
+             * Format: date-time
+             * @description when the portal received it
+             */
+            receivedAt: string;
+            data: components["schemas"]["TracePayload"];
+        };
+        TraceEventList: {
+            /** @description this page, newest first */
+            data: components["schemas"]["TraceEvent"][];
+            /** @description pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        /**
+         * @example {
+         *       "traceId": "4bf92f3577b34da6a3ce929d0e0e4736",
+         *       "spanId": "00f067aa0ba902b7",
+         *       "serviceName": "checkout-api",
+         *       "name": "GET /cart",
+         *       "durationMs": 42
+         *     }
+         */
+        TracePayload: {
+            traceId: string;
+            spanId: string;
+            /** @description absent on the root span */
+            parentSpanId?: string;
+            serviceName?: string;
+            /** @description operation name */
+            name?: string;
+            /** @description milliseconds */
+            durationMs?: number;
+        } & {
+            [key: string]: unknown;
+        };
+        TracesModuleStatus: {
+            module: string;
+            eventType: string;
+            /** @enum {string} */
+            status: "ok";
+            projectId?: string;
+            /** @description events stored for project_id */
+            events?: number;
+            lastEventAt?: string | null;
+            /** @description with project_id: how many flags, jobs, paths, … the module’s summaries hold */
+            summaries?: {
+                [key: string]: number;
+            };
+        };
+        /** @description A stored `video` event. */
+        VideoEvent: {
+            /** @description evt_… event id */
+            id: string;
+            /** @description prj_… project the event was ingested for */
+            projectId: string;
+            /** @enum {string} */
+            type: "video";
+            /**
+             * Format: date-time
+             * @description when it happened, as sent in `ts`
+             */
+            ts: string;
+            /**
+             * Format: date-time
+             * @description when the portal received it
+             */
+            receivedAt: string;
+            data: components["schemas"]["VideoPayload"];
+        };
+        VideoEventList: {
+            /** @description this page, newest first */
+            data: components["schemas"]["VideoEvent"][];
+            /** @description pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        VideoModuleStatus: {
+            module: string;
+            eventType: string;
+            /** @enum {string} */
+            status: "ok";
+            projectId?: string;
+            /** @description events stored for project_id */
+            events?: number;
+            lastEventAt?: string | null;
+            /** @description with project_id: how many flags, jobs, paths, … the module’s summaries hold */
+            summaries?: {
+                [key: string]: number;
+            };
+        };
+        /**
+         * @example {
+         *       "jobId": "job-1",
+         *       "targetUrl": "https://example.com/",
+         *       "status": "done",
+         *       "artifactUrl": "https://cdn.example.com/v.mp4"
+         *     }
+         */
+        VideoPayload: {
+            jobId: string;
+            /** @description the page or stream recorded */
+            targetUrl?: string;
+            /** @description queued, recording, processing, done, failed — or your own */
+            status?: string;
+            /** @description where the finished video is */
+            artifactUrl?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A stored `webhook` event. */
+        WebhookEvent: {
+            /** @description evt_… event id */
+            id: string;
+            /** @description prj_… project the event was ingested for */
+            projectId: string;
+            /** @enum {string} */
+            type: "webhook";
+            /**
+             * Format: date-time
+             * @description when it happened, as sent in `ts`
+             */
+            ts: string;
+            /**
+             * Format: date-time
+             * @description when the portal received it
+             */
+            receivedAt: string;
+            data: components["schemas"]["WebhookPayload"];
+        };
+        WebhookEventList: {
+            /** @description this page, newest first */
+            data: components["schemas"]["WebhookEvent"][];
+            /** @description pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        /** @description A delivered message. */
+        WebhookMessage: {
+            /** @description msg_… message id, also in `webhook-id` */
+            id: string;
+            /**
+             * @description the event type
+             * @constant
+             */
+            type: "invoice.paid";
+            /**
+             * Format: date-time
+             * @description when the message was created
+             */
+            timestamp: string;
+            /**
+             * @description the `payload` given to deliver
+             * @example {
+             *       "invoiceId": "inv_42",
+             *       "amount": 1200
+             *     }
+             */
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * @example {
+         *       "destination": "billing",
+         *       "url": "https://hooks.example.com/billing",
+         *       "statusCode": 200,
+         *       "attempt": 1
+         *     }
+         */
+        WebhookPayload: {
+            /** @description destination name */
+            destination?: string;
+            url: string;
+            /** @description HTTP status code */
+            statusCode?: number;
+            /** @description attempt number, from 1 */
+            attempt?: number;
+        } & {
+            [key: string]: unknown;
+        };
+        WebhooksModuleStatus: {
+            module: string;
+            eventType: string;
+            /** @enum {string} */
+            status: "ok";
+            projectId?: string;
+            /** @description events stored for project_id */
+            events?: number;
+            lastEventAt?: string | null;
+            /** @description with project_id: how many flags, jobs, paths, … the module’s summaries hold */
+            summaries?: {
+                [key: string]: number;
+            };
+            /** @description pending deliveries: due, waiting for a retry, or in flight */
+            queueDepth: number;
+            /** @description age of the oldest pending delivery; null when none is pending */
+            oldestPendingAgeMs: number | null;
+            attemptsLastHour: number;
+            /** @description succeeded attempts / attempts over the last hour; null without attempts */
+            successRateLastHour: number | null;
+            /** @description the dispatcher of the portal process that answered */
+            dispatcher: {
+                state: "running" | "stopping" | "stopped";
+                /** @description this portal process’s dispatcher id */
+                instance: string | null;
+                inFlight: number;
+                /** @description WEBHOOK_CONCURRENCY */
+                concurrency: number;
+                /** @description WEBHOOK_ENDPOINT_CONCURRENCY */
+                endpointConcurrency: number;
+            };
+        };
+    };
+    responses: {
+        /** @description The request is malformed; `detail` names the field or parameter. */
+        BadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Bad Request",
+                 *       "status": 400,
+                 *       "detail": "invalid_request: the `detail` names the field or header at fault",
+                 *       "code": "invalid_request"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code?: "invalid_request" | "invalid_url";
+                };
+            };
+        };
+        /** @description The request is malformed; `detail` names the field or parameter. */
+        BadRequestInvalidCursor: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Bad Request",
+                 *       "status": 400,
+                 *       "detail": "invalid_request: the `detail` names the field or header at fault",
+                 *       "code": "invalid_request"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code?: "invalid_request" | "invalid_url" | "invalid_cursor";
+                };
+            };
+        };
+        /** @description The request is malformed; `detail` names the field or parameter. */
+        BadRequestInvalidIdempotencyKeyInvalidJsonTooDeepInvalidContentLength: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Bad Request",
+                 *       "status": 400,
+                 *       "detail": "invalid_idempotency_key: the `detail` names the field or header at fault",
+                 *       "code": "invalid_idempotency_key"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code?: "invalid_idempotency_key" | "invalid_request" | "invalid_url" | "invalid_json" | "too_deep" | "invalid_content_length";
+                };
+            };
+        };
+        /** @description The request is malformed; `detail` names the field or parameter. */
+        BadRequestInvalidIdempotencyKeyMissingEventsInvalidJsonTooDeepInvalidContentLength: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Bad Request",
+                 *       "status": 400,
+                 *       "detail": "invalid_idempotency_key: the `detail` names the field or header at fault",
+                 *       "code": "invalid_idempotency_key"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code?: "invalid_idempotency_key" | "missing_events" | "invalid_request" | "invalid_url" | "invalid_json" | "too_deep" | "invalid_content_length";
+                };
+            };
+        };
+        /** @description The request is malformed; `detail` names the field or parameter. */
+        BadRequestInvalidJsonTooDeepInvalidContentLength: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Bad Request",
+                 *       "status": 400,
+                 *       "detail": "invalid_request: the `detail` names the field or header at fault",
+                 *       "code": "invalid_request"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code?: "invalid_request" | "invalid_url" | "invalid_json" | "too_deep" | "invalid_content_length";
+                };
+            };
+        };
+        /** @description The request conflicts with one in flight. */
+        ConflictDeliveryPendingEndpointDisabled: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Conflict",
+                 *       "status": 409,
+                 *       "detail": "delivery_pending: the `detail` names the field or header at fault",
+                 *       "code": "delivery_pending"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code?: "delivery_pending" | "endpoint_disabled";
+                };
+            };
+        };
+        /** @description The request conflicts with one in flight. */
+        ConflictEndpointDisabled: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Conflict",
+                 *       "status": 409,
+                 *       "detail": "endpoint_disabled: the `detail` names the field or header at fault",
+                 *       "code": "endpoint_disabled"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code?: "endpoint_disabled";
+                };
+            };
+        };
+        /** @description The request conflicts with one in flight. */
+        ConflictIdempotencyKeyInFlight: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Conflict",
+                 *       "status": 409,
+                 *       "detail": "idempotency_key_in_flight: the `detail` names the field or header at fault",
+                 *       "code": "idempotency_key_in_flight"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code?: "idempotency_key_in_flight";
+                };
+            };
+        };
+        /** @description The body is larger than the limit. */
+        ContentTooLargeBatchTooLargeBodyTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Content Too Large",
+                 *       "status": 413,
+                 *       "detail": "batch_too_large: the `detail` names the field or header at fault",
+                 *       "code": "batch_too_large"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code?: "batch_too_large" | "body_too_large";
+                };
+            };
+        };
+        /** @description The body is larger than the limit. */
+        ContentTooLargeBodyTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Content Too Large",
+                 *       "status": 413,
+                 *       "detail": "body_too_large: the `detail` names the field or header at fault",
+                 *       "code": "body_too_large"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code?: "body_too_large";
+                };
+            };
+        };
+        /** @description The token is valid but may not do this (viewer writing, API key reading, bad signature). */
+        ForbiddenAccessTokenRequired: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Forbidden",
+                 *       "status": 403,
+                 *       "detail": "access_token_required: the `detail` names the field or header at fault",
+                 *       "code": "access_token_required"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code?: "access_token_required";
+                };
+            };
+        };
+        /** @description The token is valid but may not do this (viewer writing, API key reading, bad signature). */
+        ForbiddenAccessTokenRequiredAdminRequired: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Forbidden",
+                 *       "status": 403,
+                 *       "detail": "access_token_required: the `detail` names the field or header at fault",
+                 *       "code": "access_token_required"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code?: "access_token_required" | "admin_required";
+                };
+            };
+        };
+        /** @description The token is valid but may not do this (viewer writing, API key reading, bad signature). */
+        ForbiddenApiKeyRequired: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Forbidden",
+                 *       "status": 403,
+                 *       "detail": "api_key_required: the `detail` names the field or header at fault",
+                 *       "code": "api_key_required"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code?: "api_key_required";
+                };
+            };
+        };
+        /** @description The token is valid but may not do this (viewer writing, API key reading, bad signature). */
+        ForbiddenMissingSignatureInvalidSignatureApiKeyRequired: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Forbidden",
+                 *       "status": 403,
+                 *       "detail": "missing_signature: the `detail` names the field or header at fault",
+                 *       "code": "missing_signature"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code?: "missing_signature" | "invalid_signature" | "api_key_required";
+                };
+            };
+        };
+        /** @description No such resource in the caller’s organisation. */
+        NotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Not Found",
+                 *       "status": 404,
+                 *       "detail": "not_found: the `detail` names the field or header at fault",
+                 *       "code": "not_found"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code?: "not_found";
+                };
+            };
+        };
+        /** @description The request line and headers are larger than 16 KiB; answered before routing, and the connection is closed. */
+        RequestHeaderFieldsTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Request Header Fields Too Large",
+                 *       "status": 431,
+                 *       "detail": "headers_too_large: the `detail` names the field or header at fault",
+                 *       "code": "headers_too_large"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code?: "headers_too_large";
+                };
+            };
+        };
+        /** @description The portal is shedding load or its database is unreachable; retry after `Retry-After` seconds. */
+        ServiceUnavailable: {
+            headers: {
+                /** @description seconds to wait before retrying */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Service Unavailable",
+                 *       "status": 503,
+                 *       "detail": "overloaded: the `detail` names the field or header at fault",
+                 *       "code": "overloaded"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code?: "overloaded" | "database_unavailable" | "authorization_unavailable";
+                };
+            };
+        };
+        /** @description Rate limit reached; retry after `Retry-After` seconds. */
+        TooManyRequests: {
+            headers: {
+                /** @description seconds to wait before retrying */
+                "Retry-After"?: number;
+                /** @description the project’s limit, per second, of the bucket that refused the request */
+                "RateLimit-Limit"?: number;
+                /** @description what is left of it now */
+                "RateLimit-Remaining"?: number;
+                /** @description seconds until it is full again */
+                "RateLimit-Reset"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Too Many Requests",
+                 *       "status": 429,
+                 *       "detail": "rate_limited: the `detail` names the field or header at fault",
+                 *       "code": "rate_limited"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code?: "rate_limited";
+                };
+            };
+        };
+        /** @description The bearer token is missing, unknown or revoked. */
+        Unauthorized: {
+            headers: {
+                /** @description always `Bearer`: the credential this API takes */
+                "WWW-Authenticate"?: "Bearer";
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Unauthorized",
+                 *       "status": 401,
+                 *       "detail": "missing_token: the `detail` names the field or header at fault",
+                 *       "code": "missing_token"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code?: "missing_token" | "invalid_token";
+                };
+            };
+        };
+        /** @description The request is well-formed but cannot be applied. */
+        UnprocessableContentEndpointUnavailable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Unprocessable Content",
+                 *       "status": 422,
+                 *       "detail": "endpoint_unavailable: the `detail` names the field or header at fault",
+                 *       "code": "endpoint_unavailable"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code?: "endpoint_unavailable";
+                };
+            };
+        };
+        /** @description The request is well-formed but cannot be applied. */
+        UnprocessableContentNotInGroupLastFingerprint: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Unprocessable Content",
+                 *       "status": 422,
+                 *       "detail": "not_in_group: the `detail` names the field or header at fault",
+                 *       "code": "not_in_group"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code?: "not_in_group" | "last_fingerprint";
+                };
+            };
+        };
+        /** @description The request is well-formed but cannot be applied. */
+        UnprocessableContentOtherProject: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Unprocessable Content",
+                 *       "status": 422,
+                 *       "detail": "other_project: the `detail` names the field or header at fault",
+                 *       "code": "other_project"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code?: "other_project";
+                };
+            };
+        };
+        /** @description The body is not application/json. */
+        UnsupportedMediaTypeUnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Unsupported Media Type",
+                 *       "status": 415,
+                 *       "detail": "unsupported_media_type: the `detail` names the field or header at fault",
+                 *       "code": "unsupported_media_type"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code?: "unsupported_media_type";
+                };
+            };
+        };
+    };
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export type operations = Record<string, never>;
