@@ -3,6 +3,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { PortalContext } from '../context.ts'
 
 const CHECK_TIMEOUT_MS = 2000
+/**
+ * How long one check's result answers every health call after the check started: load balancers may
+ * call as often as they like, the database still sees one committed probe a second at most, and a
+ * failure shows within a second.
+ */
+export const CHECK_REUSE_MS = 1000
 
 const Check = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('failing')]),
@@ -20,6 +26,9 @@ const Health = Type.Object({
 })
 
 export const healthRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = async (app, { ctx }) => {
+  const checkDatabase = sharedCheck(() => ctx.storage.ping())
+  const checkAuthorization = sharedCheck(() => ctx.storage.db.selectFrom('access_tokens').select('id').limit(1).execute())
+  const checkIdentityProvider = ctx.oidc && sharedCheck(() => ctx.oidc!.checkReachable())
   app.get(
     '/api/health',
     {
@@ -36,16 +45,31 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = a
     },
     async (_request, reply) => {
       // At once, so that health answers within one check's time limit even when every check hangs.
-      const [database, authorization, identityProvider] = await Promise.all([
-        timedCheck(() => ctx.storage.ping()),
-        timedCheck(() => ctx.storage.db.selectFrom('access_tokens').select('id').limit(1).execute()),
-        ctx.oidc && timedCheck(() => ctx.oidc!.checkReachable()),
-      ])
+      const [database, authorization, identityProvider] = await Promise.all([checkDatabase(), checkAuthorization(), checkIdentityProvider?.()])
       const checks = { database, authorization, ...(identityProvider && { identityProvider }) }
       const ok = Object.values(checks).every((check) => check.status === 'ok')
       return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', checks })
     },
   )
+}
+
+type CheckResult = Awaited<ReturnType<typeof timedCheck>>
+
+/** A check run at most once per CHECK_REUSE_MS; calls meanwhile share the one in flight or its result. */
+function sharedCheck(run: () => Promise<unknown>): () => Promise<CheckResult> {
+  let latest: { result: CheckResult; startedAt: number } | undefined
+  let inFlight: Promise<CheckResult> | undefined
+  return () => {
+    if (latest && performance.now() - latest.startedAt < CHECK_REUSE_MS) return Promise.resolve(latest.result)
+    if (inFlight) return inFlight
+    const startedAt = performance.now()
+    inFlight = timedCheck(run).then((result) => {
+      latest = { result, startedAt }
+      inFlight = undefined
+      return result
+    })
+    return inFlight
+  }
 }
 
 async function timedCheck(run: () => Promise<unknown>) {
