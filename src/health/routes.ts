@@ -33,6 +33,8 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = a
     '/api/health',
     {
       config: { access: 'public' },
+      // Load balancers call it every few seconds, and an attacker as often as it likes: two log lines a call would be noise and cost.
+      logLevel: 'warn',
       schema: {
         tags: ['health'],
         summary: 'Whether the portal can write to its database (one row committed) and reach its authorisation service: the token store, and the OIDC issuer’s JWKS when AUTH_JWKS_URL is set',

@@ -31,9 +31,9 @@ export function connectRaw(url: string): RawConnection {
   const { hostname, port } = new URL(url)
   const socket = net.connect(Number(port), hostname)
   const startedAt = performance.now()
-  let received = Buffer.alloc(0)
+  const received: Buffer[] = []
   let closed = false
-  socket.on('data', (chunk) => (received = Buffer.concat([received, chunk])))
+  socket.on('data', (chunk: Buffer) => received.push(chunk))
   socket.on('error', () => {})
   const connected = new Promise<void>((resolve, reject) => {
     socket.once('connect', resolve)
@@ -51,7 +51,7 @@ export function connectRaw(url: string): RawConnection {
     connected,
     closed: closedAt,
     isClosed: () => closed,
-    answers: () => parseAnswers(received),
+    answers: () => parseAnswers(Buffer.concat(received)),
     bytesSent: () => socket.bytesWritten,
     async send(data) {
       if (closed || socket.destroyed) return false
