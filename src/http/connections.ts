@@ -12,12 +12,6 @@ const FALLBACK_DESCRIPTOR_LIMIT = 1024
 /** Descriptors Node and the portal hold whatever the load: event loop, stdio, log, SQLite's files, Redis, OIDC. */
 const BASE_RESERVED_DESCRIPTORS = 64
 const WARNING_INTERVAL_MS = 10_000
-/**
- * Requests a connection may have waiting for their answers before it is read further. Node parses a
- * whole read at once, and reads a ready socket up to 32 times a turn: without this, one connection
- * pipelining cheap requests (health) queues thousands ahead of everyone else's.
- */
-export const MAX_PIPELINED_REQUESTS = 16
 
 /** The open-files limit of this process (Node raises its soft limit to the hard one at start). */
 export function descriptorLimit(): number | undefined {
@@ -133,11 +127,8 @@ function guardServer(server: Server, maxConnections: number, log: FastifyBaseLog
     if (!owed) return
     owed.add(response)
     idle.delete(socket)
-    if (owed.size >= MAX_PIPELINED_REQUESTS) socket.pause()
     onceAnswered(response, () => {
       owed.delete(response)
-      // Node re-pauses the socket itself if it is holding it back for a slow reader of the answers.
-      if (owed.size === MAX_PIPELINED_REQUESTS - 1 && socket.isPaused()) socket.resume()
       if (owed.size === 0 && !socket.destroyed) idle.add(socket)
     })
   })
