@@ -37,7 +37,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = a
       logLevel: 'warn',
       schema: {
         tags: ['health'],
-        summary: 'Whether the portal can write to its database (one row committed) and reach its authorisation service: the token store, and the OIDC issuer’s JWKS when AUTH_JWKS_URL is set',
+        summary: 'Whether the portal can write to its database (one row committed, at most once a second: calls within that second share the result) and reach its authorisation service: the token store, and the OIDC issuer’s JWKS when AUTH_JWKS_URL is set',
         security: [],
         response: {
           200: { ...Health, description: 'Every check passed' },

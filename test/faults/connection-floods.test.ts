@@ -26,7 +26,7 @@ const ATTACK_MS = 4000
 async function spawnLimited(dialect: 'sqlite' | 'postgres', database: TestDatabase, env: Record<string, string>): Promise<PortalProcess> {
   return spawnPortal(
     { DATABASE_URL: database.url, PORTAL_DATA_DIR: database.dataDir, PORTAL_BOOTSTRAP_TOKEN: ADMIN, LOG_LEVEL: 'info', ...SMALL_RESERVE_ENV, ...env },
-    { launcher: ['prlimit', `--nofile=${DESCRIPTOR_LIMIT}`], timeoutMs: 60_000 },
+    { launcher: ['prlimit', `--nofile=${DESCRIPTOR_LIMIT}`], timeoutMs: 120_000 },
   )
 }
 
@@ -94,7 +94,7 @@ function assertStillRunning(portal: PortalProcess) {
 
 for (const dialect of DIALECTS) {
   describe(`descriptor exhaustion on ${dialect}, under prlimit --nofile=${DESCRIPTOR_LIMIT}`, () => {
-    test(`${IDLE_CONNECTIONS} idle connections: the portal caps them below its descriptor limit, stays up, and health answers throughout`, { timeout: 120_000 }, async (t) => {
+    test(`${IDLE_CONNECTIONS} idle connections: the portal caps them below its descriptor limit, stays up, and health answers throughout`, { timeout: 240_000 }, async (t) => {
       const database = await createTestDatabase(dialect)
       // Idle connections must meet the cap, not their headers timeout, during the attack.
       const portal = await spawnLimited(dialect, database, { HTTP_HEADERS_TIMEOUT_MS: '30000', HTTP_REQUEST_TIMEOUT_MS: '30000' })
@@ -125,7 +125,7 @@ for (const dialect of DIALECTS) {
       }
     })
 
-    test('with HTTP_MAX_CONNECTIONS above the descriptor limit, the portal survives running out of descriptors, and health answers as soon as the idle connections go', { timeout: 120_000 }, async (t) => {
+    test('with HTTP_MAX_CONNECTIONS above the descriptor limit, the portal survives running out of descriptors, and health answers as soon as the idle connections go', { timeout: 240_000 }, async (t) => {
       const database = await createTestDatabase(dialect)
       const portal = await spawnLimited(dialect, database, { HTTP_MAX_CONNECTIONS: '5000', HTTP_HEADERS_TIMEOUT_MS: '30000', HTTP_REQUEST_TIMEOUT_MS: '30000' })
       try {
@@ -156,9 +156,9 @@ for (const dialect of DIALECTS) {
   })
 
   describe(`health flood on ${dialect}`, () => {
-    test('four connections pipelining health: every load-balancer probe answers 200, and ingest keeps answering 200', { timeout: 120_000 }, async (t) => {
+    test('four connections pipelining health: every load-balancer probe answers 200, and ingest keeps answering 200', { timeout: 240_000 }, async (t) => {
       const database = await createTestDatabase(dialect)
-      const portal = await spawnPortal({ DATABASE_URL: database.url, PORTAL_DATA_DIR: database.dataDir, PORTAL_BOOTSTRAP_TOKEN: ADMIN }, { timeoutMs: 60_000 })
+      const portal = await spawnPortal({ DATABASE_URL: database.url, PORTAL_DATA_DIR: database.dataDir, PORTAL_BOOTSTRAP_TOKEN: ADMIN }, { timeoutMs: 120_000 })
       try {
         const client: PortalClient = { request: requester(portal.url), adminToken: ADMIN }
         const project = await createProject(client)
