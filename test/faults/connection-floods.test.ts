@@ -11,7 +11,7 @@ const ADMIN = `pat_${'f'.repeat(32)}`
  * A probe gives up after this long. Load balancers wait a second or two; on a loaded shared test
  * machine a probe behind a flood can take longer, so the latencies are reported, not asserted.
  */
-const PROBE_TIMEOUT_MS = 5000
+const PROBE_TIMEOUT_MS = 10_000
 /**
  * The smallest usual default. With a cap below the listen backlog (511), one burst of accepts can
  * close connections accepted earlier in the same burst, a probe's among them.
@@ -63,9 +63,10 @@ function descriptorsOf(portal: PortalProcess) {
  * Keeps `count` connections open that never send a byte, opening a new one for each the portal closes,
  * for `forMs`; reports how many were opened and the most descriptors the portal held meanwhile.
  */
-async function holdIdleConnections(portal: PortalProcess, count: number, forMs: number) {
+async function holdIdleConnections(portal: PortalProcess, count: number, forMs: number, reached: (held: { all: number; sockets: number }) => boolean) {
   const url = portal.url
-  const until = performance.now() + forMs
+  const startedAt = performance.now()
+  let done = false
   const open = new Set<RawConnection>()
   let opened = 0
   let mostDescriptors = 0
@@ -76,12 +77,14 @@ async function holdIdleConnections(portal: PortalProcess, count: number, forMs: 
     open.add(connection)
     void connection.closed.then(() => open.delete(connection))
   }
-  while (performance.now() < until) {
+  // At least `forMs`, and on a loaded machine until the portal holds what the attack aims at (at most 30 s).
+  while ((performance.now() - startedAt < forMs || !done) && performance.now() - startedAt < 30_000) {
     while (open.size < count && opened < count * 10) openOne()
     await sleep(200)
     const held = descriptorsOf(portal)
     mostDescriptors = Math.max(mostDescriptors, held.all)
     mostSockets = Math.max(mostSockets, held.sockets)
+    done ||= reached(held)
   }
   for (const connection of open) connection.socket.destroy()
   return { opened, mostDescriptors, mostSockets }
@@ -103,20 +106,22 @@ for (const dialect of DIALECTS) {
         assert.equal(Number(capLine?.[1]), DERIVED_CAP, 'the cap is derived from the real descriptor limit')
         let attacking = true
         const probes = probeHealth(portal.url, 250, () => attacking)
-        const attack = await holdIdleConnections(portal, IDLE_CONNECTIONS, ATTACK_MS)
+        const attack = await holdIdleConnections(portal, IDLE_CONNECTIONS, ATTACK_MS, (held) => held.sockets >= DERIVED_CAP)
         attacking = false
         const answered = await probes
         const slowest = Math.round(Math.max(...answered.map((probe) => probe.ms)))
-        t.diagnostic(`${attack.opened} idle connections opened over ${ATTACK_MS} ms, the portal held at most ${attack.mostSockets} sockets and ${attack.mostDescriptors} descriptors (cap ${DERIVED_CAP}); ${answered.length} health probes, slowest ${slowest} ms`)
+        t.diagnostic(`${attack.opened} idle connections opened, the portal held at most ${attack.mostSockets} sockets and ${attack.mostDescriptors} descriptors (cap ${DERIVED_CAP}); ${answered.length} health probes, slowest ${slowest} ms`)
         assertStillRunning(portal)
         // The cap, plus the listening socket, the database's and a probe or two in flight.
         assert.ok(attack.mostSockets <= DERIVED_CAP + 10, `the portal held ${attack.mostSockets} sockets at most (${attack.opened} connections opened)`)
         assert.ok(attack.mostDescriptors < DESCRIPTOR_LIMIT, `the portal held ${attack.mostDescriptors} descriptors at most`)
-        assert.ok(answered.length > 0)
+        // A probe accepted in a burst of the attacker's can be closed as the oldest idle connection
+        // before its request is read (a refusal, answered at once); none may hang, and some get through.
+        assert.ok(answered.some((probe) => probe.status === 200), 'health answered during the attack')
         assert.deepEqual(
-          answered.filter((probe) => probe.status !== 200),
+          answered.filter((probe) => probe.status !== 200 && probe.status !== 'refused'),
           [],
-          'every probe during the attack answered 200',
+          'every probe during the attack answered 200 or was refused, none hung',
         )
         assert.equal((await fetch(`${portal.url}/api/health`)).status, 200)
       } finally {
@@ -129,7 +134,7 @@ for (const dialect of DIALECTS) {
       const database = await createTestDatabase(dialect)
       const portal = await spawnLimited(dialect, database, { HTTP_MAX_CONNECTIONS: '5000', HTTP_HEADERS_TIMEOUT_MS: '30000', HTTP_REQUEST_TIMEOUT_MS: '30000' })
       try {
-        const attack = await holdIdleConnections(portal, IDLE_CONNECTIONS, ATTACK_MS)
+        const attack = await holdIdleConnections(portal, IDLE_CONNECTIONS, ATTACK_MS, (held) => held.all >= DESCRIPTOR_LIMIT - 2)
         const leftAt = performance.now()
         assertStillRunning(portal)
         // Neither the cap nor a timeout stopped them: the descriptor limit did.
@@ -147,7 +152,7 @@ for (const dialect of DIALECTS) {
         const project = await createProject(client)
         assert.equal((await ingest(client, project, [event('log', { message: 'after the flood' })])).status, 200)
         assertStillRunning(portal)
-        t.diagnostic(`${attack.opened} idle connections opened over ${ATTACK_MS} ms, the portal held at most ${attack.mostDescriptors} descriptors; health answered ${healedMs} ms after they went`)
+        t.diagnostic(`${attack.opened} idle connections opened, the portal held at most ${attack.mostDescriptors} descriptors; health answered ${healedMs} ms after they went`)
       } finally {
         await killPortal(portal)
         await database.drop()
