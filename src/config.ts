@@ -16,6 +16,17 @@ export interface Config {
   /** OIDC bearers, accepted beside access tokens when `jwksUrl` is set */
   oidc: { jwksUrl: string; issuer: string | undefined; audience: string | undefined; orgClaim: string; roleClaim: string } | undefined
   logLevel: string
+  /** limits on client connections, so that no client can hold the process's descriptors or connections for ever */
+  http: {
+    /** open connections at most; `undefined`: derived from the process's descriptor limit at start */
+    maxConnections: number | undefined
+    /** from a connection's first byte (or its accept) until its request headers are complete */
+    headersTimeoutMs: number
+    /** from a request's first byte until its whole body has arrived */
+    requestTimeoutMs: number
+    /** an idle connection between two requests */
+    keepAliveTimeoutMs: number
+  }
   ingest: {
     eventsPerSecond: number
     batchesPerSecond: number
@@ -61,6 +72,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: redisUrl(env),
     oidc: oidc(env),
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', LOG_LEVELS),
+    http: httpLimits(env),
     ingest: {
       eventsPerSecond: integer(env, 'INGEST_RATE_LIMIT_EVENTS_PER_SECOND', 1000, 1, 1e9),
       batchesPerSecond: integer(env, 'INGEST_RATE_LIMIT_BATCHES_PER_SECOND', 100, 1, 1e9),
@@ -156,6 +168,21 @@ function bootstrapToken(env: Env): string | undefined {
     throw new ConfigError('PORTAL_BOOTSTRAP_TOKEN must look like pat_ followed by at least 16 letters, digits, - or _')
   }
   return raw
+}
+
+function httpLimits(env: Env): Config['http'] {
+  const headersTimeoutMs = integer(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 3_600_000)
+  const requestTimeoutMs = integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 60_000, 100, 3_600_000)
+  // Node checks the headers' deadline only while the request's is still ahead.
+  if (requestTimeoutMs < headersTimeoutMs) {
+    throw new ConfigError(`HTTP_REQUEST_TIMEOUT_MS must be at least HTTP_HEADERS_TIMEOUT_MS (${headersTimeoutMs}), got ${requestTimeoutMs}`)
+  }
+  return {
+    maxConnections: optional(env, 'HTTP_MAX_CONNECTIONS') === undefined ? undefined : integer(env, 'HTTP_MAX_CONNECTIONS', 0, 1, 10_000_000),
+    headersTimeoutMs,
+    requestTimeoutMs,
+    keepAliveTimeoutMs: integer(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 3_600_000),
+  }
 }
 
 function retrySchedule(env: Env): number[] {

@@ -1,10 +1,10 @@
 import Fastify from 'fastify'
-import underPressure from '@fastify/under-pressure'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { PortalContext } from './context.ts'
 import { authPlugin } from './http/auth.ts'
 import { openApiPlugin, openApiRoute } from './http/openapi.ts'
-import { overloaded } from './http/load-shedding.ts'
+import { connectionLimits, httpServerOptions } from './http/connections.ts'
+import { eventLoopDelaySampler, overloaded } from './http/load-shedding.ts'
 import { answerClientError, problemErrorHandler, sendProblem } from './http/problem.ts'
 import { healthRoutes } from './health/routes.ts'
 import { identityRoutes } from './identity/routes.ts'
@@ -31,6 +31,9 @@ export async function buildServer(ctx: PortalContext) {
     loggerInstance: ctx.log,
     bodyLimit: BODY_LIMIT_BYTES,
     clientErrorHandler: answerClientError,
+    http: httpServerOptions(ctx.config.http),
+    requestTimeout: ctx.config.http.requestTimeoutMs,
+    keepAliveTimeout: ctx.config.http.keepAliveTimeoutMs,
     // Flag keys, job and trace ids have no length limit; the 16 KiB request-line limit bounds them instead of Fastify's 100 (a 414).
     routerOptions: { maxParamLength: 16 * 1024 },
     // A malformed percent-escape in the path is refused by the router before any route: a problem body too.
@@ -62,15 +65,15 @@ export async function buildServer(ctx: PortalContext) {
   app.addHook('onReady', async () => {
     sheddingFrom = Date.now() + 2 * LOAD_SAMPLE_INTERVAL_MS
   })
-  await app.register(underPressure, {
-    maxEventLoopDelay: maxEventLoopDelayMs,
-    sampleInterval: LOAD_SAMPLE_INTERVAL_MS,
-    pressureHandler: (request, _reply, type) => {
-      // Health stays answerable while the rest sheds load, so that load balancers can tell busy from dead.
-      if (request.routeOptions.url === '/api/health' || Date.now() < sheddingFrom) return
-      return Promise.reject(overloaded(type, retryAfterSeconds))
-    },
+  const eventLoop = eventLoopDelaySampler(LOAD_SAMPLE_INTERVAL_MS)
+  app.addHook('onClose', async () => eventLoop.stop())
+  app.addHook('onRequest', async (request) => {
+    // Health stays answerable while the rest sheds load, so that load balancers can tell busy from dead.
+    if (maxEventLoopDelayMs === 0 || request.routeOptions.url === '/api/health' || Date.now() < sheddingFrom) return
+    const delayMs = eventLoop.delayMs()
+    if (delayMs > maxEventLoopDelayMs) throw overloaded(`event loop delay ${Math.round(delayMs)} ms, limit ${maxEventLoopDelayMs} ms`, retryAfterSeconds)
   })
+  await app.register(connectionLimits, { ctx })
   await app.register(openApiPlugin)
   await app.register(authPlugin, { ctx })
 

@@ -19,6 +19,7 @@ describe('configuration', () => {
     assert.deepEqual(config.ingest, { eventsPerSecond: 1000, batchesPerSecond: 100, maxBatchBytes: 5 * 1024 * 1024 })
     assert.deepEqual(config.webhooks.retrySchedule, [5, 300, 1800, 7200, 18000, 36000, 36000])
     assert.equal(config.webhooks.timeoutMs, 10_000)
+    assert.deepEqual(config.http, { maxConnections: undefined, headersTimeoutMs: 10_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 72_000 })
   })
 
   for (const [name, value] of [
@@ -33,6 +34,10 @@ describe('configuration', () => {
     ['WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'maybe'],
     ['LOG_LEVEL', 'loud'],
     ['PORTAL_BOOTSTRAP_TOKEN', 'short'],
+    ['HTTP_MAX_CONNECTIONS', '0'],
+    ['HTTP_HEADERS_TIMEOUT_MS', 'soon'],
+    ['HTTP_REQUEST_TIMEOUT_MS', '5000'],
+    ['HTTP_KEEP_ALIVE_TIMEOUT_MS', '1.5'],
   ]) {
     test(`a bad ${name} is refused with a message naming it`, () => {
       assert.throws(() => loadConfig({ [name]: value }), (error: unknown) => error instanceof ConfigError && error.message.startsWith(name))

@@ -4,6 +4,12 @@ import type { PortalContext } from '../context.ts'
 import { named } from '../http/openapi-components.ts'
 
 const CHECK_TIMEOUT_MS = 2000
+/**
+ * How long one check's result answers every health call after the check started: load balancers may
+ * call as often as they like, the database still sees one committed probe a second at most, and a
+ * failure shows within a second.
+ */
+export const CHECK_REUSE_MS = 1000
 
 const Check = named('HealthCheck', Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('failing')]),
@@ -24,15 +30,20 @@ const Health = named('Health', Type.Object({
 }))
 
 export const healthRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = async (app, { ctx }) => {
+  const checkDatabase = sharedCheck(() => ctx.storage.ping())
+  const checkAuthorization = sharedCheck(() => ctx.storage.db.selectFrom('access_tokens').select('id').limit(1).execute())
+  const checkIdentityProvider = ctx.oidc && sharedCheck(() => ctx.oidc!.checkReachable())
   app.get(
     '/api/health',
     {
       config: { access: 'public' },
+      // Load balancers call it every few seconds, and an attacker as often as it likes: two log lines a call would be noise and cost.
+      logLevel: 'warn',
       schema: {
         operationId: 'getHealth',
         tags: ['health'],
         description: 'No bearer needed; answered even while the portal sheds load, so that load balancers can tell busy from dead. Each check has 2 s.',
-        summary: 'Whether the portal can write to its database (one row committed) and reach its authorisation service: the token store, and the OIDC issuer’s JWKS when AUTH_JWKS_URL is set',
+        summary: 'Whether the portal can write to its database (one row committed, at most once a second: calls within that second share the result) and reach its authorisation service: the token store, and the OIDC issuer’s JWKS when AUTH_JWKS_URL is set',
         security: [],
         response: {
           200: { description: 'Every check passed', content: { 'application/json': { schema: Health } } },
@@ -50,16 +61,31 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = a
     },
     async (_request, reply) => {
       // At once, so that health answers within one check's time limit even when every check hangs.
-      const [database, authorization, identityProvider] = await Promise.all([
-        timedCheck(() => ctx.storage.ping()),
-        timedCheck(() => ctx.storage.db.selectFrom('access_tokens').select('id').limit(1).execute()),
-        ctx.oidc && timedCheck(() => ctx.oidc!.checkReachable()),
-      ])
+      const [database, authorization, identityProvider] = await Promise.all([checkDatabase(), checkAuthorization(), checkIdentityProvider?.()])
       const checks = { database, authorization, ...(identityProvider && { identityProvider }) }
       const ok = Object.values(checks).every((check) => check.status === 'ok')
       return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', checks })
     },
   )
+}
+
+type CheckResult = Awaited<ReturnType<typeof timedCheck>>
+
+/** A check run at most once per CHECK_REUSE_MS; calls meanwhile share the one in flight or its result. */
+function sharedCheck(run: () => Promise<unknown>): () => Promise<CheckResult> {
+  let latest: { result: CheckResult; startedAt: number } | undefined
+  let inFlight: Promise<CheckResult> | undefined
+  return () => {
+    if (latest && performance.now() - latest.startedAt < CHECK_REUSE_MS) return Promise.resolve(latest.result)
+    if (inFlight) return inFlight
+    const startedAt = performance.now()
+    inFlight = timedCheck(run).then((result) => {
+      latest = { result, startedAt }
+      inFlight = undefined
+      return result
+    })
+    return inFlight
+  }
 }
 
 async function timedCheck(run: () => Promise<unknown>) {

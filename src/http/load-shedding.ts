@@ -1,3 +1,4 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import type { Config } from '../config.ts'
 import type { GroupCommitter } from '../storage/group-commit.ts'
 import { ProblemError } from './problem.ts'
@@ -18,5 +19,30 @@ export function refuseWhenBacklogged(committer: GroupCommitter<any, any>, sheddi
   const { maxPendingEvents, retryAfterSeconds } = shedding
   if (maxPendingEvents > 0 && committer.backlog >= maxPendingEvents) {
     throw overloaded(`events waiting for the database: ${committer.backlog}, limit ${maxPendingEvents}`, retryAfterSeconds)
+  }
+}
+
+const DELAY_RESOLUTION_MS = 10
+
+/**
+ * The event loop's mean delay over the last `intervalMs`. It samples nothing else: reading memory
+ * use needs a descriptor, and a sampler that throws when descriptors run out ends the process.
+ */
+export function eventLoopDelaySampler(intervalMs: number) {
+  const histogram = monitorEventLoopDelay({ resolution: DELAY_RESOLUTION_MS })
+  histogram.enable()
+  let delayMs = 0
+  const timer = setInterval(() => {
+    // No sample at all in an interval means the loop was blocked for all of it.
+    delayMs = Number.isNaN(histogram.mean) ? Infinity : Math.max(0, histogram.mean / 1e6 - DELAY_RESOLUTION_MS)
+    histogram.reset()
+  }, intervalMs)
+  timer.unref()
+  return {
+    delayMs: () => delayMs,
+    stop() {
+      clearInterval(timer)
+      histogram.disable()
+    },
   }
 }

@@ -1,7 +1,9 @@
 import { Type, type TSchema } from 'typebox'
+import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { named } from './openapi-components.ts'
+import { afterOwedAnswers } from './connections.ts'
 
 /** A failure with a stable `code`; the error handler turns it into an RFC 9457 problem response. */
 export class ProblemError extends Error {
@@ -183,13 +185,19 @@ export function problemErrorHandler(isUnavailable: (error: unknown) => boolean) 
   }
 }
 
+/** Sockets already given their closing answer: a parser in error reports every later chunk again. */
+const answeredClientErrors = new WeakSet<Duplex>()
+
 /**
  * Node's HTTP parser refuses some requests before Fastify sees them (headers over 16 KiB, a
  * malformed request line, a request that took too long): they get a problem body too, and the
- * connection is closed, since the parser cannot go on reading it.
+ * connection is closed, since the parser cannot go on reading it. Requests read in full before the
+ * bad one (pipelined in the same write) get their answers first.
  */
 export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex) {
-  if (error.code === 'ECONNRESET' || !socket.writable) return
+  if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy()
+  if (answeredClientErrors.has(socket)) return
+  answeredClientErrors.add(socket)
   const [status, code, detail] =
     error.code === 'HPE_HEADER_OVERFLOW'
       ? [431, 'headers_too_large', 'the request line and headers together are larger than 16 KiB']
@@ -197,9 +205,14 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex) 
         ? [408, 'request_timeout', 'the request was not received in time']
         : [400, 'malformed_request', 'the request is not valid HTTP/1.1']
   const body = JSON.stringify({ type: 'about:blank', title: TITLES[status], status, detail, code })
-  socket.end(
-    `HTTP/1.1 ${status} ${TITLES[status]}\r\nconnection: close\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-  )
+  afterOwedAnswers(socket as Socket, () => {
+    if (!socket.writable) return void socket.destroy()
+    socket.end(
+      `HTTP/1.1 ${status} ${TITLES[status]}\r\nconnection: close\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    )
+    // A client that never reads its answer must not hold the descriptor: the socket goes once the answer is out, or at once if it cannot be.
+    socket.once('finish', () => socket.destroy())
+  })
 }
 
 // A malformed idempotency key is refused with the same code whether its route's schema or its handler finds it.

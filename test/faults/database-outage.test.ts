@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { CHECK_REUSE_MS } from '../../src/health/routes.ts'
 import { createProject, createTestDatabase, DIALECTS, event, ingest, readAll, requester, type PortalClient, type TestProject } from '../support/portal.ts'
 import { killPortal, spawnPortal, type PortalProcess } from '../support/process.ts'
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.ts'
@@ -19,6 +20,8 @@ const HEAL_WITHIN_MS = 20_000
  * Retry-After, and no 500. Reads fail too when the server is gone, and keep working when only writes fail.
  */
 async function assertUnavailable(client: PortalClient, project: TestProject, label: string, readsWork: boolean) {
+  // A health result answers for up to a second after its check: the outage shows once that has passed.
+  await sleep(CHECK_REUSE_MS)
   // At once, as traffic arrives: each request may find a pooled connection lost in the outage.
   const [health, refused, read] = await Promise.all([
     client.request('GET', '/api/health', { timeoutMs: ANSWER_WITHIN_MS }),

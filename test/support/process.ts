@@ -24,11 +24,16 @@ export interface PortalProcess {
  * Runs `portal serve` as its own process (what `npm start` runs) and waits until its health answers ok.
  * Its output comes through pipes, or goes to `logFile` as with `npm start > portal.log`. The wait is long
  * because `npm test` runs files concurrently: a start competes with other files' portals for the CPU.
+ * A `launcher` (`['prlimit', '--nofile=256']`) runs it, as a supervisor would.
  */
-export async function spawnPortal(env: Record<string, string>, { timeoutMs = 120_000, logFile }: { timeoutMs?: number; logFile?: string } = {}): Promise<PortalProcess> {
+export async function spawnPortal(
+  env: Record<string, string>,
+  { timeoutMs = 120_000, logFile, launcher = [] }: { timeoutMs?: number; logFile?: string; launcher?: string[] } = {},
+): Promise<PortalProcess> {
   const port = env.PORT ? Number(env.PORT) : await freePort()
   const logFd = logFile === undefined ? undefined : fs.openSync(logFile, 'a')
-  const child = spawn(process.execPath, [PORTAL_BIN, 'serve'], {
+  const [command, ...args] = [...launcher, process.execPath, PORTAL_BIN, 'serve']
+  const child = spawn(command, args, {
     env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env, PORT: String(port) },
     stdio: logFd === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', logFd, logFd],
   })
