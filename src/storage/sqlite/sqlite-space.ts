@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module'
 import { setImmediate as yieldToIngest } from 'node:timers/promises'
 import { Worker } from 'node:worker_threads'
+import type SQLite from 'better-sqlite3'
 import { sql, type Kysely } from 'kysely'
 import type { SpaceManagement } from '../storage.ts'
 
@@ -31,7 +32,7 @@ parentPort.on('message', () => {
  * retention job's deletes go back to the file system a step at a time. A database made before that
  * reuses its freed pages for new rows (its file stops growing) until a one-off `VACUUM` converts it.
  */
-export function sqliteSpace(db: Kysely<any>, file: string): SpaceManagement {
+export function sqliteSpace(db: Kysely<any>, database: SQLite.Database, file: string): SpaceManagement {
   let worker: Worker | undefined
   let sizes: { at: number; bytes: Map<string, number> } | undefined
   let measuring: Promise<Map<string, number>> | undefined
@@ -58,15 +59,19 @@ export function sqliteSpace(db: Kysely<any>, file: string): SpaceManagement {
       const mode = await sql<{ auto_vacuum: number }>`pragma auto_vacuum`.execute(db)
       if (Number(mode.rows[0]?.auto_vacuum) !== 2) return 0
       const pageSize = Number((await sql<{ page_size: number }>`pragma page_size`.execute(db)).rows[0].page_size)
-      let pages = 0
-      while (!stop()) {
-        const free = Number((await sql<{ freelist_count: number }>`pragma freelist_count`.execute(db)).rows[0].freelist_count)
-        if (free === 0) break
-        await sql`pragma incremental_vacuum(${sql.lit(VACUUM_STEP_PAGES)})`.execute(db)
-        pages += Math.min(free, VACUUM_STEP_PAGES)
+      const freePages = async () => Number((await sql<{ freelist_count: number }>`pragma freelist_count`.execute(db)).rows[0].freelist_count)
+      const before = await freePages()
+      let free = before
+      while (free > 0 && !stop()) {
+        // A prepared statement's run() frees one page per call; exec steps the pragma to its end. Holding
+        // Kysely's connection keeps it outside any transaction another caller has open.
+        await db.connection().execute(async () => database.exec(`pragma incremental_vacuum(${VACUUM_STEP_PAGES})`))
+        const left = await freePages()
+        if (left >= free) break
+        free = left
         await yieldToIngest()
       }
-      return pages * pageSize
+      return (before - free) * pageSize
     },
     async tableSizes(tables) {
       const known = sizes && Date.now() - sizes.at < SIZES_FRESH_MS ? sizes.bytes : undefined

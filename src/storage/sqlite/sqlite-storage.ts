@@ -35,7 +35,7 @@ export function openSqliteStorage(file: string, synchronous: 'full' | 'normal', 
   // spill, but SQLite's sorts would then grow without bound (see README, Errors module).
   const statements = new StatementCache(database)
   const db = new Kysely<Database>({ dialect: new PortalSqliteDialect(statements, walSyncer) })
-  const space = sqliteSpace(db, path.resolve(file))
+  const space = sqliteSpace(db, database, path.resolve(file))
 
   return {
     dialect: 'sqlite',
