@@ -126,13 +126,9 @@ for (const dialect of DIALECTS) {
       const set = await t.request('PUT', `/api/projects/${plain.id}/retention`, { token: t.adminToken, body: { days: 14, modules: { audit: 730 } } })
       assert.equal(set.status, 200, set.text)
       const read1 = await read(t, `/api/projects/${plain.id}/retention`)
-      assert.deepEqual([read1.days, read1.modules, read1.effective.log, read1.effective.audit, read1.effective.deploy], [
-        14,
-        { audit: 730 },
-        { days: 14, source: 'project' },
-        { days: 730, source: 'project_module' },
-        { days: 14, source: 'project' },
-      ])
+      const decided = (type: string) => [read1.effective[type].days, read1.effective[type].source]
+      assert.deepEqual([read1.days, read1.modules, decided('log'), decided('audit'), decided('deploy')], [14, { audit: 730 }, [14, 'project'], [730, 'project_module'], [14, 'project']])
+      assert.equal(read1.effective.log.statusPath, '/api/modules/logs/status')
       const audit = await readAll(t, `/api/modules/audit/events?project_id=${plain.id}&action=project.retention_updated`)
       assert.equal(audit.length, 1)
       assert.deepEqual(audit[0].data.metadata.to, { days: 14, modules: { audit: 730 } })

@@ -34,6 +34,7 @@ const Retention = Type.Object({
       source: Type.Union([Type.Literal('project_module'), Type.Literal('project'), Type.Literal('install')], {
         description: 'which setting decided: the project’s for this type, the project’s `days`, or the install’s `RETENTION_DAYS[_<TYPE>]`',
       }),
+      statusPath: Type.String({ description: 'the module’s status read, which answers its size on disk and oldest event' }),
     }),
     { description: 'by event type: the days in force, and which setting decided' },
   ),
@@ -51,7 +52,7 @@ export const retentionRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> 
       projectId,
       days: setting.days,
       modules: setting.modules,
-      effective: Object.fromEntries(modules.map((module) => [module.type, retentionDays(ctx.config, module, setting)])),
+      effective: Object.fromEntries(modules.map((module) => [module.type, { ...retentionDays(ctx.config, module, setting), statusPath: `${module.basePath}/status` }])),
     }
   }
 

@@ -63,6 +63,12 @@ for (const dialect of DIALECTS) {
       }
     })
 
+    test('sizes count partitioned and plain tables, with their indexes', async () => {
+      const sizes = await storage.space.tableSizes(['log_events', 'idempotency_keys', 'no_such_table'])
+      assert.ok(sizes.log_events > 0 && sizes.idempotency_keys > 0, JSON.stringify(sizes))
+      assert.equal(sizes.no_such_table, 0)
+    })
+
     test('dropping expired partitions removes whole days on PostgreSQL and nothing on SQLite, where the job deletes rows', async () => {
       const dropped = await storage.space.dropPartitionsBefore('log_events', today - 7 * DAY)
       const left = (await db.selectFrom('log_events').select('message').orderBy('ts').execute()).map((row) => row.message)

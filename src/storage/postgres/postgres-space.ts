@@ -78,7 +78,8 @@ export function postgresSpace(db: Kysely<any>): SpaceManagement {
     returnFreeSpace: async () => 0,
     async tableSizes(tables) {
       const rows = await sql<{ table_name: string; bytes: string | number | null }>`
-        select t.name as table_name, (select sum(pg_total_relation_size(p.relid)) from pg_partition_tree(to_regclass(t.name)) p) as bytes
+        select t.name as table_name,
+          coalesce((select sum(pg_total_relation_size(p.relid)) from pg_partition_tree(to_regclass(t.name)) p), pg_total_relation_size(to_regclass(t.name))) as bytes
         from unnest(${tables}::text[]) as t(name)`.execute(db)
       return Object.fromEntries(rows.rows.map((row) => [row.table_name, Number(row.bytes ?? 0)]))
     },
