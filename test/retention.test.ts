@@ -92,6 +92,7 @@ for (const dialect of DIALECTS) {
       assert.equal(report.deleted.deploy_events, 1)
       assert.equal(report.deleted.webhook_messages, 1)
       assert.equal(report.stopped, false)
+      assert.deepEqual(report.failed, {})
     })
 
     test('deletes go in steps of the batch size, each its own statement', async () => {

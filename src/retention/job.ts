@@ -2,7 +2,7 @@ import { setImmediate as yieldToIngest } from 'node:timers/promises'
 import { sql, type Kysely } from 'kysely'
 import type { PortalContext } from '../context.ts'
 import { IDEMPOTENCY_RETENTION_MS } from '../ingest/idempotency.ts'
-import type { ExpiringRows } from '../modules/module.ts'
+import type { EventModule, ExpiringRows } from '../modules/module.ts'
 import { modules } from '../modules/registry.ts'
 import { DAY_MS, expiryCutoff, readProjectRetentions, retentionDays } from './policy.ts'
 
@@ -18,6 +18,8 @@ export interface RetentionReport {
   droppedPartitions: string[]
   createdPartitions: string[]
   bytesReturned: number
+  /** modules whose purge failed this pass (a partition's lock not had in time, say), by table: the next pass retries them */
+  failed: Record<string, string>
   /** the run ended early because the portal is closing */
   stopped: boolean
 }
@@ -57,14 +59,13 @@ export async function applyRetention(ctx: PortalContext, { now = Date.now(), sto
   const { storage, config } = ctx
   const db = storage.db as unknown as Kysely<any>
   const batch = config.retention.deleteBatchRows
-  const report: RetentionReport = { deleted: {}, droppedPartitions: [], createdPartitions: [], bytesReturned: 0, stopped: false }
+  const report: RetentionReport = { deleted: {}, droppedPartitions: [], createdPartitions: [], bytesReturned: 0, failed: {}, stopped: false }
   const count = (table: string, rows: number) => (report.deleted[table] = (report.deleted[table] ?? 0) + rows)
   // Deleted projects too: their rows stay after deletion (DESIGN: Projects) and expire like any others.
   const projectIds = (await storage.db.selectFrom('projects').select('id').execute()).map((row) => row.id)
   const settings = await readProjectRetentions(storage.db)
 
-  for (const module of modules) {
-    if (stop()) break
+  async function purgeModule(module: EventModule<any>) {
     const cutoffs = projectIds.map((projectId) => [projectId, expiryCutoff(retentionDays(config, module, settings.get(projectId)).days, now)] as const)
     const everyonesCutoff = Math.min(expiryCutoff(config.retention.days[module.type], now), ...cutoffs.map(([, cutoff]) => cutoff))
     report.droppedPartitions.push(...(await storage.space.dropPartitionsBefore(module.table, everyonesCutoff)))
@@ -73,6 +74,12 @@ export async function applyRetention(ctx: PortalContext, { now = Date.now(), sto
     for (const [projectId, cutoff] of cutoffs) {
       for (const rows of tables) count(rows.table, await deleteExpiredRows(db, rows, cutoff, projectId, batch, stop))
     }
+  }
+
+  for (const module of modules) {
+    if (stop()) break
+    // One module's failure leaves the others to be purged.
+    await purgeModule(module).catch((error: unknown) => (report.failed[module.table] = error instanceof Error ? error.message : String(error)))
   }
   if (!stop()) count(IDEMPOTENCY_RECORDS.table, await deleteExpiredRows(db, IDEMPOTENCY_RECORDS, now - IDEMPOTENCY_RETENTION_MS + 1, undefined, batch, stop))
   report.bytesReturned = await storage.space.returnFreeSpace(stop)
@@ -98,6 +105,7 @@ export function startRetentionJob(ctx: PortalContext): RetentionJob {
       const report = await applyRetention(ctx, { ...options, stop: () => stopped })
       const changed = Object.keys(report.deleted).length > 0 || report.droppedPartitions.length > 0 || report.bytesReturned > 0
       if (changed) ctx.log.info({ retention: report }, 'retention applied')
+      if (Object.keys(report.failed).length > 0) ctx.log.warn({ failed: report.failed }, 'retention could not purge every module; the next pass retries')
       return report
     })
     running = run.catch(() => {})
