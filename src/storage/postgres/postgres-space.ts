@@ -3,8 +3,12 @@ import type { SpaceManagement } from '../storage.ts'
 
 const DAY_MS = 86_400_000
 
-/** How long dropping or attaching a partition waits for its table's lock before giving up until the next run: never long enough to hold ingest up. */
-const LOCK_TIMEOUT = '2s'
+/**
+ * How long dropping or attaching a partition waits for its table's lock before giving up until the next
+ * pass. Dropping a partition takes the parent's exclusive lock, and inserts queue behind a waiting drop:
+ * this bounds how long ingest can wait for one.
+ */
+const LOCK_TIMEOUT = '100ms'
 
 function partitionName(table: string, day: number): string {
   return `${table}_p${new Date(day).toISOString().slice(0, 10).replace(/-/g, '')}`
