@@ -1,4 +1,4 @@
-// Module reads at scale: 1,000,000 log events and 100,000 events in each other module's table over 30
+// Module reads at scale: 10,000,000 log events and 100,000 events in each other module's table over 30
 // days, written as ingest writes them (rows, summaries, follow-ups) in large transactions; then the
 // median time of the first page of each read, with and without filters, on SQLite and PostgreSQL.
 // BENCH_READS_SCALE (default 1) scales the row counts; BENCH_READS_RUNS (default 15) the timed runs per read.
@@ -15,7 +15,7 @@ const SCALE = Number(process.env.BENCH_READS_SCALE ?? 1)
 const RUNS = Number(process.env.BENCH_READS_RUNS ?? 15)
 const WARMUP_RUNS = 3
 const BIG_MODULE = 'log'
-const BIG_COUNT = Math.round(1_000_000 * SCALE)
+const BIG_COUNT = Math.round(10_000_000 * SCALE)
 const OTHER_COUNT = Math.round(100_000 * SCALE)
 const ROWS_PER_TRANSACTION = 50_000
 const DAY_MS = 86_400_000
@@ -165,6 +165,8 @@ async function benchDialect(dialect: Dialect): Promise<void> {
     const started = performance.now()
     await seed(t, project.id)
     console.log(`  ${dialect}: seeded in ${((performance.now() - started) / 1000).toFixed(0)} s`)
+    const logBytes = (await t.portal.ctx.storage.space.tableSizes(['log_events'])).log_events
+    console.log(`  ${dialect}: log_events with its indexes ${(logBytes / 1e9).toFixed(2)} GB, ${(logBytes / BIG_COUNT).toFixed(0)} B/event`)
     await timeReads(t, project.id)
   } finally {
     await t.close()

@@ -8,6 +8,8 @@ const BENCHMARKS: Record<string, () => Promise<unknown>> = {
   reads: () => import('./reads.ts').then((m) => m.run()),
   ui: () => import('./ui.ts').then((m) => m.run()),
   eventstore: () => import('./eventstore.ts').then((m) => m.run()),
+  layout: () => import('./layout.ts').then((m) => m.run()),
+  retention: () => import('./retention.ts').then((m) => m.run()),
 }
 
 const wanted = process.argv.slice(2)

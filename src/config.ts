@@ -1,4 +1,5 @@
 import path from 'node:path'
+import { modules } from './modules/registry.ts'
 
 /** Every environment variable the portal reads, parsed and checked once, here. */
 export interface Config {
@@ -49,6 +50,14 @@ export interface Config {
     /** an endpoint whose every attempt failed for this long is disabled */
     disableAfterFailingSeconds: number
   }
+  retention: {
+    /** days an event type's rows are kept, by event type, unless a project says otherwise (docs/retention.md) */
+    days: Record<string, number>
+    /** how often the retention job runs */
+    intervalSeconds: number
+    /** rows one delete takes, each in its own short transaction */
+    deleteBatchRows: number
+  }
 }
 
 export class ConfigError extends Error {}
@@ -91,6 +100,11 @@ export function loadConfig(env: Env = process.env): Config {
       concurrency: integer(env, 'WEBHOOK_CONCURRENCY', 256, 1, 10_000),
       endpointConcurrency: integer(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 16, 1, 10_000),
       disableAfterFailingSeconds: integer(env, 'WEBHOOK_DISABLE_AFTER_FAILING_SECONDS', 5 * 86_400, 1, 365 * 86_400),
+    },
+    retention: {
+      days: retentionDays(env),
+      intervalSeconds: integer(env, 'RETENTION_INTERVAL_SECONDS', 300, 1, 86_400),
+      deleteBatchRows: integer(env, 'RETENTION_DELETE_BATCH_ROWS', 1000, 1, 100_000),
     },
   }
 }
@@ -192,4 +206,20 @@ function retrySchedule(env: Env): number[] {
     throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of delays in seconds, got "${raw}"`)
   }
   return delays
+}
+
+const MAX_RETENTION_DAYS = 36_500
+
+/** `RETENTION_DAYS` for every event type, `RETENTION_DAYS_<TYPE>` (named from the registry) for one; unknown names are refused. */
+function retentionDays(env: Env): Record<string, number> {
+  const fallback = integer(env, 'RETENTION_DAYS', 30, 1, MAX_RETENTION_DAYS)
+  const variables = new Map(modules.map((module) => [`RETENTION_DAYS_${module.type.toUpperCase()}`, module]))
+  for (const name of Object.keys(env)) {
+    if (name.startsWith('RETENTION_DAYS_') && !variables.has(name) && optional(env, name) !== undefined) {
+      throw new ConfigError(`${name} names no event type; the per-type variables are ${[...variables.keys()].join(', ')}`)
+    }
+  }
+  return Object.fromEntries(
+    [...variables].map(([name, module]) => [module.type, integer(env, name, module.retention?.defaultDays ?? fallback, 1, MAX_RETENTION_DAYS)]),
+  )
 }

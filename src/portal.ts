@@ -6,15 +6,14 @@ import { bootstrapAdmin } from './identity/store.ts'
 import { createOidcVerifier } from './identity/oidc.ts'
 import { ApiKeyPrincipalCache } from './http/auth.ts'
 import { createSecretBox, loadServerKey } from './identity/secrets.ts'
-import { deleteExpiredIdempotencyKeys } from './ingest/idempotency.ts'
 import { createMemoryRateLimiter, createRedisRateLimiter } from './ingest/rate-limit.ts'
 import { modules } from './modules/registry.ts'
+import { startRetentionJob, type RetentionJob } from './retention/job.ts'
 import { buildServer, type PortalServer } from './server.ts'
 import { coreMigrations, migrate } from './storage/migrations.ts'
 import { openStorage, type Storage } from './storage/storage.ts'
 import { webhookNotifications } from './webhooks/enqueue.ts'
 
-const IDEMPOTENCY_SWEEP_MS = 10 * 60 * 1000
 /** Log lines held while standard output cannot be written; more are dropped. */
 const MAX_UNWRITTEN_LOG_BYTES = 16 * 1024 * 1024
 
@@ -79,7 +78,7 @@ export async function openMigratedStorage(config: Config): Promise<Storage> {
     queryTimeoutMs: config.databaseQueryTimeoutMs,
     sqliteSynchronous: config.sqliteSynchronous,
   })
-  await migrate(storage, allMigrations)
+  await migrate(storage, [...allMigrations, ...storage.layoutMigrations])
   return storage
 }
 
@@ -89,6 +88,8 @@ export interface RunningPortal {
   url: string
   /** an admin token made on first start of an empty database, to be shown once */
   firstAdminToken: string | undefined
+  /** the background retention job (docs/retention.md) */
+  retention: RetentionJob
   close(): Promise<void>
 }
 
@@ -114,18 +115,16 @@ export async function startPortal(config: Config, log: Logger = createLogger(con
   const stops = await Promise.all(modules.map((module) => module.start?.(ctx)))
   const address = await app.listen({ port: config.port, host: config.host })
 
-  const sweep = setInterval(() => {
-    deleteExpiredIdempotencyKeys(storage.db).catch((error) => log.warn({ err: error }, 'could not delete expired idempotency keys'))
-  }, IDEMPOTENCY_SWEEP_MS)
-  sweep.unref()
+  const retention = startRetentionJob(ctx)
 
   return {
     app,
     ctx,
     url: address.replace('0.0.0.0', '127.0.0.1'),
     firstAdminToken,
+    retention,
     async close() {
-      clearInterval(sweep)
+      await retention.stop()
       await app.close()
       for (const stop of stops) await stop?.()
       await rateLimiter.close()

@@ -19,6 +19,7 @@ import { eventReads } from './modules/event-reads.ts'
 import { modules } from './modules/registry.ts'
 import { apiKeyRoutes } from './projects/api-key-routes.ts'
 import { projectRoutes } from './projects/routes.ts'
+import { retentionRoutes } from './retention/routes.ts'
 
 const LOAD_SAMPLE_INTERVAL_MS = 500
 /** The largest JSON body any route but ingest (which has INGEST_RATE_LIMIT_MAX_BATCH_BYTES) reads. */
@@ -88,6 +89,7 @@ export async function buildServer(ctx: PortalContext) {
   await app.register(sentryRoutes, { ctx, pipeline })
   await app.register(projectRoutes, { ctx })
   await app.register(apiKeyRoutes, { ctx })
+  await app.register(retentionRoutes, { ctx })
   for (const module of modules) {
     await app.register(eventReads(module), { ctx, prefix: module.basePath })
     if (module.routes) await app.register(module.routes, { ctx, module, prefix: module.basePath })

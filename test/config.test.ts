@@ -22,6 +22,16 @@ describe('configuration', () => {
     assert.deepEqual(config.http, { maxConnections: undefined, headersTimeoutMs: 10_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 72_000 })
   })
 
+  test('retention: RETENTION_DAYS for every type, audit a year, RETENTION_DAYS_<TYPE> named by the registry', async () => {
+    const { modules } = await import('../src/modules/registry.ts')
+    const defaults = loadConfig({}).retention.days
+    assert.deepEqual(Object.keys(defaults).sort(), modules.map((module) => module.type).sort())
+    assert.equal(defaults.log, 30)
+    assert.equal(defaults.audit, 365)
+    const set = loadConfig({ RETENTION_DAYS: '10', RETENTION_DAYS_LOG: '7', RETENTION_DAYS_FEATURE_FLAG: '90' }).retention.days
+    assert.deepEqual([set.log, set.feature_flag, set.deploy, set.audit], [7, 90, 10, 365])
+  })
+
   for (const [name, value] of [
     ['PORT', 'eighty'],
     ['PORT', '70000'],
@@ -38,6 +48,10 @@ describe('configuration', () => {
     ['HTTP_HEADERS_TIMEOUT_MS', 'soon'],
     ['HTTP_REQUEST_TIMEOUT_MS', '5000'],
     ['HTTP_KEEP_ALIVE_TIMEOUT_MS', '1.5'],
+    ['RETENTION_DAYS', '0'],
+    ['RETENTION_DAYS_LOG', 'a week'],
+    ['RETENTION_DAYS_LOGS', '7'],
+    ['RETENTION_INTERVAL_SECONDS', '0'],
   ]) {
     test(`a bad ${name} is refused with a message naming it`, () => {
       assert.throws(() => loadConfig({ [name]: value }), (error: unknown) => error instanceof ConfigError && error.message.startsWith(name))

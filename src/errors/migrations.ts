@@ -89,4 +89,9 @@ export const errorMigrations: Migration[] = [
       await db.schema.createIndex('error_occurrences_group_idx').ifNotExists().on('error_occurrences').columns(['group_id', 'ts desc', 'id desc']).execute()
     },
   },
+  {
+    // The retention job finds a project's expired occurrences by time.
+    name: 'errors/003_occurrence_expiry_index',
+    up: (db) => db.schema.createIndex('error_occurrences_project_ts_idx').ifNotExists().on('error_occurrences').columns(['project_id', 'ts']).execute(),
+  },
 ]

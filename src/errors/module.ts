@@ -46,5 +46,7 @@ export const errorsModule = defineModule({
       return { ...fixed, groups: Number(row.groups), unresolvedGroups: Number(row.unresolved ?? 0) }
     },
   },
+  // Groups are state and stay; their occurrences expire with the error events.
+  retention: { expiring: [{ table: 'error_occurrences', timeColumn: 'ts', key: ['id'] }] },
   routes: errorRoutes,
 })

@@ -89,8 +89,3 @@ export async function setStoredResponse(trx: Kysely<Database>, projectId: string
     .where('key', '=', key)
     .execute()
 }
-
-export async function deleteExpiredIdempotencyKeys(db: Kysely<Database>): Promise<number> {
-  const result = await db.deleteFrom('idempotency_keys').where('created_at', '<=', Date.now() - IDEMPOTENCY_RETENTION_MS).executeTakeFirst()
-  return Number(result.numDeletedRows)
-}

@@ -7,6 +7,7 @@ import { List, PageQuery, TimeRangeQuery, pageAfter, queryTime, toPage, DEFAULT_
 import { problemResponses } from '../http/problem.ts'
 import { encodeCursor, isoTime } from '../ids.ts'
 import { findProject } from '../projects/store.ts'
+import { readProjectRetentions, retentionDays } from '../retention/policy.ts'
 import type { EventModule } from './module.ts'
 import { named, pascalCase } from '../http/openapi-components.ts'
 
@@ -18,6 +19,11 @@ const moduleStatusFields = {
   events: Type.Optional(Type.Integer({ description: 'events stored for project_id' })),
   lastEventAt: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),
   summaries: Type.Optional(Type.Record(Type.String(), Type.Integer(), { description: 'with project_id: how many flags, jobs, paths, … the module’s summaries hold' })),
+  sizeBytes: Type.Integer({
+    description: 'bytes on disk of the module’s tables with their indexes and partitions, all projects together (SQLite: dbstat, measured at most a minute ago; PostgreSQL: pg_total_relation_size)',
+  }),
+  oldestEventAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'the oldest event stored: of project_id, or of the organisation’s projects' }),
+  retentionDays: Type.Integer({ description: 'days events are kept: project_id’s setting in force, or the install’s (GET /api/projects/{id}/retention says why)' }),
 }
 
 /**
@@ -72,6 +78,25 @@ export function eventReads(module: EventModule): FastifyPluginAsyncTypebox<{ ctx
       return { summaries: Object.fromEntries(counts) }
     }
 
+    const sizedTables = [module.table, ...Object.values(module.summaries ?? {}).map((summary) => summary.table), ...(module.retention?.expiring ?? []).map((rows) => rows.table)]
+
+    /** Size, oldest event and retention: per project, each oldest event is one step down the (project, time) index. */
+    async function storageStatus(orgId: string, projectId: string | undefined) {
+      const projectIds =
+        projectId !== undefined ? [projectId] : (await ctx.storage.db.selectFrom('projects').select('id').where('org_id', '=', orgId).where('deleted_at', 'is', null).execute()).map((row) => row.id)
+      const [sizes, oldest, settings] = await Promise.all([
+        ctx.storage.space.tableSizes(sizedTables),
+        Promise.all(projectIds.map((id) => db.selectFrom(module.table).select((eb) => eb.fn.min('ts').as('first')).where('project_id', '=', id).executeTakeFirst())),
+        projectId === undefined ? undefined : readProjectRetentions(ctx.storage.db, projectId),
+      ])
+      const firsts = oldest.map((row) => row?.first).filter((first) => first !== null && first !== undefined).map(Number)
+      return {
+        sizeBytes: Object.values(sizes).reduce((sum, bytes) => sum + bytes, 0),
+        oldestEventAt: firsts.length === 0 ? null : isoTime(Math.min(...firsts)),
+        retentionDays: retentionDays(ctx.config, module, projectId === undefined ? undefined : settings?.get(projectId)).days,
+      }
+    }
+
     app.get(
       '/status',
       {
@@ -79,8 +104,8 @@ export function eventReads(module: EventModule): FastifyPluginAsyncTypebox<{ ctx
         schema: {
           operationId: `get${pascalCase(module.name)}Status`,
           tags,
-          summary: `${module.name} module health; with project_id, that project's event count and latest event`,
-          description: `Whether the ${module.name} module can read its table. With \`project_id\`, also the project’s \`${module.type}\` event count and latest event time.`,
+          summary: `${module.name} module health, size on disk, oldest event and retention; with project_id, that project's event count, latest and oldest event`,
+          description: `Whether the ${module.name} module can read its table, its size on disk, oldest event and retention. With \`project_id\`, also the project’s \`${module.type}\` event count, latest and oldest event time.`,
           querystring: Type.Object(
             { project_id: Type.Optional(Type.String({ description: 'a project (prj_…) to count events of; 404 unless it is a live project of your organisation' })) },
             { additionalProperties: false },
@@ -90,8 +115,15 @@ export function eventReads(module: EventModule): FastifyPluginAsyncTypebox<{ ctx
       },
       async (request) => {
         const projectId = request.query.project_id
-        if (projectId !== undefined) await findProject(ctx.storage.db, accessPrincipal(request).orgId, projectId)
-        const status = { module: module.name, eventType: module.type, status: 'ok' as const, ...(await module.status?.read(ctx, projectId)) }
+        const orgId = accessPrincipal(request).orgId
+        if (projectId !== undefined) await findProject(ctx.storage.db, orgId, projectId)
+        const status = {
+          module: module.name,
+          eventType: module.type,
+          status: 'ok' as const,
+          ...(await module.status?.read(ctx, projectId)),
+          ...(await storageStatus(orgId, projectId)),
+        }
         if (projectId === undefined) {
           await db.selectFrom(module.table).select('id').limit(1).execute()
           return status

@@ -1,6 +1,6 @@
 import type { TObject, TProperties, TSchema, Static } from 'typebox'
 import type { FastifyPluginAsync } from 'fastify'
-import type { Kysely, SelectQueryBuilder } from 'kysely'
+import type { Expression, ExpressionBuilder, Kysely, SelectQueryBuilder, SqlBool } from 'kysely'
 import type { PortalContext } from '../context.ts'
 import type { Migration } from '../storage/migrations.ts'
 import type { Storage } from '../storage/storage.ts'
@@ -53,6 +53,24 @@ export interface PayloadExamples<P extends TObject> {
   invalid: { data: Record<string, unknown>; reason: string }
 }
 
+/** Rows beyond a module's event table that expire with its events (docs/retention.md). */
+export interface ExpiringRows {
+  table: string
+  /** the epoch-milliseconds column compared with the cutoff */
+  timeColumn: string
+  /** the columns that identify one row */
+  key: string[]
+  /** rows that stay whatever their age (a delivery still being retried) */
+  keep?(eb: ExpressionBuilder<any, any>): Expression<SqlBool>
+}
+
+export interface ModuleRetention {
+  /** days kept when `RETENTION_DAYS_<TYPE>` is unset, instead of `RETENTION_DAYS`; a project's own `days` leaves it alone too */
+  defaultDays?: number
+  /** more tables whose rows expire with the module's events, purged in this order after them */
+  expiring?: ExpiringRows[]
+}
+
 /** A value written to an indexed column of the module's table, taken from the payload. */
 export type ColumnValue = string | number | null
 
@@ -91,6 +109,8 @@ export interface EventModule<P extends TObject = TObject> {
     schema: TProperties
     read(ctx: PortalContext, projectId: string | undefined): Promise<Record<string, unknown>>
   }
+  /** how its rows expire beyond the event table and the common default */
+  retention?: ModuleRetention
   /** background work started once the server listens (a dispatcher); returns how to stop it */
   start?(ctx: PortalContext): Promise<() => Promise<void>>
   /** the module's own reads, registered under its base path */

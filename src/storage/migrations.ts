@@ -114,6 +114,21 @@ export const coreMigrations: Migration[] = [
       await db.schema.createIndex('projects_number_idx').ifNotExists().unique().on('projects').column('number').execute()
     },
   },
+  {
+    // A project's own retention (docs/retention.md): one row per event type it overrides, `*` for every type.
+    name: 'core/006_project_retention',
+    async up(db, t) {
+      await db.schema
+        .createTable('project_retention')
+        .ifNotExists()
+        .addColumn('project_id', 'text', (c) => c.notNull())
+        .addColumn('event_type', 'text', (c) => c.notNull())
+        .addColumn('days', 'integer', (c) => c.notNull())
+        .addColumn('updated_at', t.bigint, (c) => c.notNull())
+        .addPrimaryKeyConstraint('project_retention_pk', ['project_id', 'event_type'])
+        .execute()
+    },
+  },
 ]
 
 async function tableColumns(db: Kysely<any>, table: string): Promise<string[]> {

@@ -1,5 +1,6 @@
 import type { Compilable, CompiledQuery, Kysely, RawBuilder, SelectQueryBuilder } from 'kysely'
 import type { PercentileRow } from './percentiles.ts'
+import type { Migration } from './migrations.ts'
 import type { Database } from './tables.ts'
 
 /** Column types that differ between the databases; migrations take them instead of asking which database runs. */
@@ -51,10 +52,30 @@ export interface Storage {
    * of values (measured with `npm run bench -- reads`).
    */
   percentilesByGroup(values: SelectQueryBuilder<any, any, any>, columns: string[], percentiles: readonly number[]): Promise<PercentileRow[]>
+  /** What retention and size reads need that each database does its own way (docs/retention.md). */
+  readonly space: SpaceManagement
+  /**
+   * Migrations of this database's own layout (PostgreSQL: event tables partitioned by day; SQLite:
+   * event indexes rebuilt ascending), applied after the shared ones.
+   */
+  readonly layoutMigrations: Migration[]
   /** True when an error means the database cannot be reached or written right now. */
   isUnavailable(error: unknown): boolean
   /** Commits a write: a database that answers reads but refuses writes (disk full, I/O errors) fails it. */
   ping(): Promise<void>
+  close(): Promise<void>
+}
+
+/** Partitions, returned space and sizes: the parts of retention that differ between the databases. */
+export interface SpaceManagement {
+  /** Creates the daily partitions of a time-partitioned event table up to `until`; returns their names (none for other tables). */
+  createPartitions(table: string, until: number): Promise<string[]>
+  /** Drops the partitions of `table` whose every row is older than `cutoff`; returns their names (none for other tables). */
+  dropPartitionsBefore(table: string, cutoff: number): Promise<string[]>
+  /** Gives space freed by deletes back to the file system in bounded steps, stopping early when `stop()` says so; returns the bytes given back. */
+  returnFreeSpace(stop: () => boolean): Promise<number>
+  /** Bytes on disk of each table with its indexes and partitions; may be up to a minute old. */
+  tableSizes(tables: string[]): Promise<Record<string, number>>
   close(): Promise<void>
 }
 

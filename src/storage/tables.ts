@@ -45,6 +45,8 @@ export interface Database {
     response_body: string
     created_at: number
   }
+  /** a project's retention overrides: `event_type` is a module's type, or `*` for every type */
+  project_retention: { project_id: string; event_type: string; days: number; updated_at: number }
   portal_migrations: { name: string; applied_at: number }
   /** one row, rewritten by each health check to prove that the database takes writes */
   health_probe: { id: number; checked_at: number }

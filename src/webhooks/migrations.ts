@@ -100,4 +100,12 @@ export const webhookEventMigrations: Migration[] = [
         .columns(['project_id', 'destination', 'url', 'status_code', 'ts'])
         .execute(),
   },
+  {
+    // The retention job finds a project's expired messages by time, and whether a delivery still holds each.
+    name: 'webhooks/004_expiry_indexes',
+    async up(db) {
+      await db.schema.createIndex('webhook_messages_project_created_idx').ifNotExists().on('webhook_messages').columns(['project_id', 'created_at']).execute()
+      await db.schema.createIndex('webhook_deliveries_message_idx').ifNotExists().on('webhook_deliveries').column('message_id').execute()
+    },
+  },
 ]

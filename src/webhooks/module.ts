@@ -21,5 +21,18 @@ export const webhooksModule = defineModule({
   },
   status: { schema: deliveryStatusFields, read: readDeliveryStatus },
   start: startDispatcher,
+  // Attempts first, then finished deliveries, then messages none of whose deliveries remain.
+  retention: {
+    expiring: [
+      { table: 'webhook_attempts', timeColumn: 'started_at', key: ['id'] },
+      { table: 'webhook_deliveries', timeColumn: 'created_at', key: ['id'], keep: (eb) => eb('status', '=', 'pending') },
+      {
+        table: 'webhook_messages',
+        timeColumn: 'created_at',
+        key: ['id'],
+        keep: (eb) => eb.exists(eb.selectFrom('webhook_deliveries').select('webhook_deliveries.id').whereRef('webhook_deliveries.message_id', '=', 'webhook_messages.id')),
+      },
+    ],
+  },
   routes: webhookRoutes,
 })

@@ -131,6 +131,8 @@ export async function startTestPortalOn(dialect: Dialect, database: TestDatabase
     // every route's schemas) block at times: that is not load, and must not turn an assertion into a
     // 503. Shedding is tested in test/faults/overload.test.ts, which sets its own threshold.
     LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
+    // Tests store events dated months back; retention runs only where a test asks (portal.retention.runNow).
+    RETENTION_INTERVAL_SECONDS: '86400',
     ...env,
   })
   const logs: string[] = []

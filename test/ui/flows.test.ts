@@ -239,4 +239,14 @@ describe('web UI in Chromium', () => {
     const reported = page.getByRole('row').filter({ hasText: 'crm' })
     assert.match((await reported.textContent())!, /2\s*1\s*50%/, 'the attempts integrations reported: 2 attempts, 1 failed')
   })
+
+  test('the storage page shows, per event type, the size on disk, the oldest event and the retention in force', async () => {
+    await signIn(page, `${t.url}/p/${shop.id}/storage`, t.viewerToken)
+    const logs = page.getByRole('row').filter({ has: page.getByText('log', { exact: true }) })
+    await logs.getByText(/MB$/).waitFor()
+    const text = (await logs.textContent())!
+    assert.match(text, /\d+\.\d MB/)
+    assert.match(text, /30 days\s*install default/)
+    assert.doesNotMatch(text, /—\s*\d+\.\d MB\s*—/, 'the shop has logs, so an event count and an oldest event')
+  })
 })

@@ -15,6 +15,7 @@ import { DeliveryPage, DeliveriesPage, EndpointsPage } from './pages/webhooks.ts
 import { AuditPage } from './pages/audit.tsx'
 import { TenantPage, TenantsPage } from './pages/tenants.tsx'
 import { VideoJobPage, VideoJobsPage } from './pages/video.tsx'
+import { StoragePage } from './pages/storage.tsx'
 
 /** Project sections, in the order of the navigation. */
 const SECTIONS: [path: string, label: string][] = [
@@ -30,12 +31,14 @@ const SECTIONS: [path: string, label: string][] = [
   ['tenants', 'Tenants'],
   ['video', 'Video jobs'],
   ['keys', 'API keys'],
+  ['storage', 'Storage'],
 ]
 
 // Each page takes its pattern's named segments as props.
 const ROUTES: [pattern: string, page: ComponentType<any>][] = [
   ['/', ProjectsPage],
   ['/p/:project/keys', KeysPage],
+  ['/p/:project/storage', StoragePage],
   ['/p/:project/errors', ErrorGroupsPage],
   ['/p/:project/errors/:fingerprint', ErrorGroupPage],
   ['/p/:project/logs', LogsPage],

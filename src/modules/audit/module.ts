@@ -22,5 +22,7 @@ export const auditModule = defineModule({
   summaries: {
     actors: { table: 'audit_actor_summary', columns: ['actor'] },
   },
+  // Who changed what is asked about long after the events it explains: kept a year unless configured.
+  retention: { defaultDays: 365 },
   routes: auditReads,
 })

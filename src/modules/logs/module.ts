@@ -32,5 +32,7 @@ export const logsModule = defineModule({
   ],
   // Hourly counts per level, for counts over long ranges.
   afterWrite: (trx, events) => countLevelHours(trx, events),
+  // The hourly counts describe events that are gone once their hour has expired.
+  retention: { expiring: [{ table: 'log_level_hours', timeColumn: 'hour', key: ['project_id', 'hour', 'level_key'] }] },
   routes: logReads,
 })

@@ -3,6 +3,8 @@ import { Kysely, PostgresDialect, sql } from 'kysely'
 import { rankedPercentiles } from '../percentiles.ts'
 import { likePattern, MAX_VALUES_PER_STATEMENT, writeHealthProbe, type Storage, type StorageOptions } from '../storage.ts'
 import type { Database } from '../tables.ts'
+import { postgresLayoutMigrations } from './postgres-migrations.ts'
+import { postgresSpace } from './postgres-space.ts'
 
 const INT8_OID = 20
 // Class 08 (connection), 53 (insufficient resources), 57P (operator intervention: shutdown, crash).
@@ -63,6 +65,8 @@ export function openPostgresStorage(url: string, { poolSize, queryTimeoutMs }: P
       const perStatement = Math.max(1, Math.floor(MAX_VALUES_PER_STATEMENT / write.values(rows[0]).length))
       for (let start = 0; start < rows.length; start += perStatement) await trx.executeQuery(write.compile(trx, rows.slice(start, start + perStatement)))
     },
+    space: postgresSpace(db),
+    layoutMigrations: postgresLayoutMigrations,
     isUnavailable(error) {
       const code = String((error as { code?: unknown })?.code ?? '')
       if (UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_NODE_CODES.has(code)) return true

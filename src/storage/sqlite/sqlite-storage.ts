@@ -6,6 +6,8 @@ import { percentilesAtRanks } from '../percentiles.ts'
 import { likePattern, writeHealthProbe, type Storage } from '../storage.ts'
 import type { Database } from '../tables.ts'
 import { walSync, type WalSync } from './wal-sync.ts'
+import { sqliteLayoutMigrations } from './sqlite-migrations.ts'
+import { sqliteSpace } from './sqlite-space.ts'
 
 // SQLite's own, and the file system's that the WAL's fsync can fail with.
 const UNAVAILABLE_CODES = new Set(['SQLITE_READONLY', 'SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_CANTOPEN', 'SQLITE_BUSY', 'SQLITE_CORRUPT', 'EIO', 'ENOSPC', 'EDQUOT', 'EROFS', 'EFBIG'])
@@ -16,6 +18,8 @@ const STATEMENT_CACHE_SIZE = 500
 export function openSqliteStorage(file: string, synchronous: 'full' | 'normal', makeWalSync: (walFile: string) => WalSync = walSync): Storage {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true })
   const database = new SQLite(file)
+  // Takes effect only in a new, empty file: pages the retention job frees can then go back to the file system.
+  database.pragma('auto_vacuum = incremental')
   const wal = database.pragma('journal_mode = WAL', { simple: true }) === 'wal'
   // full: each commit is fsynced before the portal answers, so an acknowledged event survives power loss;
   // normal: it survives a crash of the portal, and the last commits may be lost if the machine loses power.
@@ -32,6 +36,7 @@ export function openSqliteStorage(file: string, synchronous: 'full' | 'normal', 
   // spill, but SQLite's sorts would then grow without bound (see README, Errors module).
   const statements = new StatementCache(database)
   const db = new Kysely<Database>({ dialect: new PortalSqliteDialect(statements, walSyncer) })
+  const space = sqliteSpace(db, database, path.resolve(file))
 
   return {
     dialect: 'sqlite',
@@ -67,10 +72,13 @@ export function openSqliteStorage(file: string, synchronous: 'full' | 'normal', 
       statement.run(first.parameters)
       for (let index = 1; index < rows.length; index++) statement.run(write.values(rows[index]))
     },
+    space,
+    layoutMigrations: sqliteLayoutMigrations,
     // Extended codes (SQLITE_IOERR_WRITE, SQLITE_READONLY_DBMOVED) share their primary code's first two words.
     isUnavailable: (error) => UNAVAILABLE_CODES.has(String((error as { code?: unknown })?.code ?? '').split('_').slice(0, 2).join('_')),
     ping: () => writeHealthProbe(db),
     async close() {
+      await space.close()
       await db.destroy()
       await walSyncer?.close()
     },
