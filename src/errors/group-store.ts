@@ -78,8 +78,9 @@ const MAX_KEYS_PER_SELECT = 5_000
 /**
  * Stores occurrences in their groups inside `trx`: a fingerprint seen for the first time opens a
  * group (announced as error.group.created), an occurrence of a resolved group reopens it as
- * regressed (error.group.regressed). Each project's grouping holds a transaction lock, so captures
- * of one new error racing on several connections or portals still open exactly one group.
+ * regressed (error.group.regressed). Locks are held where captures conflict, on their fingerprints
+ * and then on the groups those belong to, so captures of one new error racing on several
+ * connections or portals still open exactly one group, while other errors of the project go on.
  */
 export async function recordOccurrences(trx: Kysely<any>, ctx: PortalContext, occurrences: Occurrence[]): Promise<RecordedOccurrence[]> {
   const byProject = new Map<string, Occurrence[]>()
@@ -88,25 +89,48 @@ export async function recordOccurrences(trx: Kysely<any>, ctx: PortalContext, oc
     if (list) list.push(occurrence)
     else byProject.set(occurrence.projectId, [occurrence])
   }
+  const fingerprints = await lockFingerprints(trx, ctx, [...new Set(occurrences.map((occurrence) => occurrence.grouping.fingerprint))])
+  const groups = await lockGroups(trx, ctx, [...new Set([...fingerprints.values()].map((row) => row.group_id))])
   const recorded = new Map<Occurrence, RecordedOccurrence>()
-  // Locks are always taken in the same order, so two transactions never wait on each other.
-  for (const projectId of [...byProject.keys()].sort()) {
-    const items = byProject.get(projectId)!
-    await lockProjectGroups(trx, ctx, projectId)
-    const results = await recordProjectOccurrences(trx, ctx, projectId, items)
+  for (const [projectId, items] of byProject) {
+    const results = await recordProjectOccurrences(trx, ctx, projectId, items, fingerprints, groups)
     items.forEach((item, index) => recorded.set(item, results[index]))
   }
   return occurrences.map((occurrence) => recorded.get(occurrence)!)
 }
 
-/** Serialises every change to one project's groups: grouping, triage, merge and unmerge. */
+/**
+ * Serialises triage, merge and unmerge of one project's groups among themselves, so that the
+ * fingerprints of a group they read stay its own until they lock them. Captures never take it.
+ */
 export function lockProjectGroups(trx: Kysely<any>, ctx: PortalContext, projectId: string): Promise<void> {
   return ctx.storage.lockInTransaction(trx, `error-groups:${projectId}`)
 }
 
-async function recordProjectOccurrences(trx: Kysely<any>, ctx: PortalContext, projectId: string, items: Occurrence[]): Promise<RecordedOccurrence[]> {
-  const fingerprints = await loadFingerprints(trx, [...new Set(items.map((item) => item.grouping.fingerprint))])
-  const groups = await loadGroups(trx, [...new Set([...fingerprints.values()].map((row) => row.group_id))])
+/** Locks fingerprints and then groups, in the order captures take them: what changes a group holds both. */
+export async function lockFingerprintsAndGroups(trx: Kysely<any>, ctx: PortalContext, fingerprints: string[], groupIds: string[]): Promise<void> {
+  await lockFingerprints(trx, ctx, fingerprints)
+  await lockGroups(trx, ctx, groupIds)
+}
+
+async function lockFingerprints(trx: Kysely<any>, ctx: PortalContext, fingerprints: string[]): Promise<Map<string, FingerprintRow>> {
+  await ctx.storage.lockInTransaction(trx, fingerprints.map((fingerprint) => `error-fingerprint:${fingerprint}`))
+  return loadFingerprints(trx, fingerprints)
+}
+
+async function lockGroups(trx: Kysely<any>, ctx: PortalContext, groupIds: string[]): Promise<Map<string, TouchedGroup>> {
+  await ctx.storage.lockInTransaction(trx, groupIds.map((id) => `error-group:${id}`))
+  return loadGroups(trx, groupIds)
+}
+
+async function recordProjectOccurrences(
+  trx: Kysely<any>,
+  ctx: PortalContext,
+  projectId: string,
+  items: Occurrence[],
+  fingerprints: Map<string, FingerprintRow>,
+  groups: Map<string, TouchedGroup>,
+): Promise<RecordedOccurrence[]> {
   const newFingerprints: FingerprintInsert[] = []
   const days = new Map<string, DayTotals>()
   const tags = new Map<string, TagTotals>()

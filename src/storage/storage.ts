@@ -35,10 +35,12 @@ export interface Storage {
   /** Runs `run` while holding a lock that other portal processes sharing this database respect. */
   withExclusiveLock<T>(name: string, run: () => Promise<T>): Promise<T>
   /**
-   * Inside `trx`, waits for and takes a lock on `name` that lasts until `trx` ends, respected by the
-   * transactions of every portal process sharing this database.
+   * Inside `trx`, waits for and takes a lock on each of `names` that lasts until `trx` ends, respected
+   * by the transactions of every portal process sharing this database. Two names never share a lock.
+   * The names of one call are taken in one order; a caller that takes locks in several calls keeps
+   * the same order of calls everywhere (error groups: fingerprints, then groups).
    */
-  lockInTransaction(trx: Kysely<any>, name: string): Promise<void>
+  lockInTransaction(trx: Kysely<any>, names: string | readonly string[]): Promise<void>
   /**
    * Writes `rows` with `write` (see `rowWrite`) inside the transaction `trx`, the way this database
    * writes many rows fastest.

@@ -42,6 +42,8 @@ export interface Database {
     created_at: number
   }
   portal_migrations: { name: string; applied_at: number }
+  /** PostgreSQL: one row per name locked by Storage.lockInTransaction */
+  transaction_locks: { name: string }
   /** one row, rewritten by each health check to prove that the database takes writes */
   health_probe: { id: number; checked_at: number }
 }

@@ -49,8 +49,13 @@ export function openPostgresStorage(url: string, { poolSize, queryTimeoutMs }: P
         client.release()
       }
     },
-    async lockInTransaction(trx, name) {
-      await sql`select pg_advisory_xact_lock(hashtext(${name}))`.execute(trx)
+    // A row lock on the name's own row, not an advisory lock: those take a 64-bit key, so two names
+    // could share one. `do update … where false` locks an existing row without writing it again.
+    async lockInTransaction(trx, names) {
+      const unique = [...new Set(typeof names === 'string' ? [names] : names)]
+      if (unique.length === 0) return
+      await sql`insert into transaction_locks (name) select name from unnest(${unique}::text[]) as name order by name collate "C"
+        on conflict (name) do update set name = excluded.name where false`.execute(trx)
     },
     // One statement per chunk of rows: each statement is a round trip to the server.
     async writeRows(trx, write, rows) {
