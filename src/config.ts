@@ -13,6 +13,8 @@ export interface Config {
   secretKey: string | undefined
   bootstrapToken: string | undefined
   redisUrl: string | undefined
+  /** how long a Redis command (a rate-limit decision, a published invalidation) may take before the portal carries on without Redis */
+  redisTimeoutMs: number
   /** OIDC bearers, accepted beside access tokens when `jwksUrl` is set */
   oidc: { jwksUrl: string; issuer: string | undefined; audience: string | undefined; orgClaim: string; roleClaim: string } | undefined
   logLevel: string
@@ -59,6 +61,7 @@ export function loadConfig(env: Env = process.env): Config {
     secretKey: optional(env, 'PORTAL_SECRET_KEY'),
     bootstrapToken: bootstrapToken(env),
     redisUrl: redisUrl(env),
+    redisTimeoutMs: integer(env, 'REDIS_TIMEOUT_MS', 500, 10, 60_000),
     oidc: oidc(env),
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', LOG_LEVELS),
     ingest: {

@@ -149,12 +149,13 @@ return { allowed, tostring(e0), tostring(b0), tostring(now) }
 `
 
 /**
- * Limits shared by every portal instance through Redis. While Redis cannot be reached, each
+ * Limits shared by every portal instance through Redis. While Redis cannot be reached (or does not
+ * answer within REDIS_TIMEOUT_MS: a stalled event loop can make a healthy Redis look late), each
  * instance falls back to its own in-memory buckets (logged once per outage) and returns to the
  * shared ones by itself when Redis answers again.
  */
-export function createRedisRateLimiter(url: string, batchesPerSecond: number, log: FastifyBaseLogger): IngestRateLimiter & { redis: Redis } {
-  const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 500, lazyConnect: false })
+export function createRedisRateLimiter(url: string, batchesPerSecond: number, log: FastifyBaseLogger, commandTimeoutMs: number): IngestRateLimiter & { redis: Redis } {
+  const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: commandTimeoutMs, lazyConnect: false })
   redis.on('error', () => {}) // reported through the fallback warning below, not once per reconnect attempt
   redis.defineCommand('portalTakeTokens', { numberOfKeys: 1, lua: TAKE_SCRIPT })
   const fallback = createMemoryRateLimiter(batchesPerSecond)

@@ -46,10 +46,27 @@ export interface Storage {
    * writes many rows fastest.
    */
   writeRows<R>(trx: Kysely<any>, write: ListStatement<R>, rows: R[]): Promise<void>
+  /** Tells the portals sharing this database that something they keep in memory changed. */
+  readonly invalidations: InvalidationChannel
   /** True when an error means the database cannot be reached or written right now. */
   isUnavailable(error: unknown): boolean
   /** Commits a write: a database that answers reads but refuses writes (disk full, I/O errors) fails it. */
   ping(): Promise<void>
+  close(): Promise<void>
+}
+
+/**
+ * A channel of short messages (topics) to every portal process sharing a database, for what they keep
+ * in memory: a revoked key must stop working everywhere at once, not when a cache entry expires.
+ */
+export interface InvalidationChannel {
+  /** Sends `topic` to every subscriber of every portal, this one's included; inside `trx`, once it commits. */
+  publish(topic: string, trx?: Kysely<any>): Promise<void>
+  /**
+   * Calls `listener` with each topic published, and with null when messages may have been missed (the
+   * channel was down and is back): a listener then forgets everything. Returns the unsubscribe.
+   */
+  subscribe(listener: (topic: string | null) => void): () => void
   close(): Promise<void>
 }
 

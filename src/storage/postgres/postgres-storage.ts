@@ -2,6 +2,7 @@ import pg from 'pg'
 import { Kysely, PostgresDialect, sql } from 'kysely'
 import { likePattern, MAX_VALUES_PER_STATEMENT, writeHealthProbe, type Storage, type StorageOptions } from '../storage.ts'
 import type { Database } from '../tables.ts'
+import { postgresInvalidations } from './postgres-invalidations.ts'
 
 const INT8_OID = 20
 // Class 08 (connection), 53 (insufficient resources), 57P (operator intervention: shutdown, crash).
@@ -26,6 +27,7 @@ export function openPostgresStorage(url: string, { poolSize, queryTimeoutMs }: P
   pool.on('error', () => {})
   pool.on('connect', (client) => client.on('error', () => {}))
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  const invalidations = postgresInvalidations(url, db)
 
   return {
     dialect: 'postgres',
@@ -64,6 +66,7 @@ export function openPostgresStorage(url: string, { poolSize, queryTimeoutMs }: P
       const perStatement = Math.max(1, Math.floor(MAX_VALUES_PER_STATEMENT / write.values(rows[0]).length))
       for (let start = 0; start < rows.length; start += perStatement) await trx.executeQuery(write.compile(trx, rows.slice(start, start + perStatement)))
     },
+    invalidations,
     isUnavailable(error) {
       const code = String((error as { code?: unknown })?.code ?? '')
       if (UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_NODE_CODES.has(code)) return true
@@ -72,6 +75,7 @@ export function openPostgresStorage(url: string, { poolSize, queryTimeoutMs }: P
     },
     ping: () => writeHealthProbe(db),
     async close() {
+      await invalidations.close()
       await db.destroy()
     },
   }

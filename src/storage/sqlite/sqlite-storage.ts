@@ -5,6 +5,7 @@ import { Kysely, SqliteDialect, SqliteDriver, sql, type DatabaseConnection, type
 import { likePattern, writeHealthProbe, type Storage } from '../storage.ts'
 import type { Database } from '../tables.ts'
 import { walSync, type WalSync } from './wal-sync.ts'
+import { sqliteInvalidations } from './sqlite-invalidations.ts'
 
 // SQLite's own, and the file system's that the WAL's fsync can fail with.
 const UNAVAILABLE_CODES = new Set(['SQLITE_READONLY', 'SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_CANTOPEN', 'SQLITE_BUSY', 'SQLITE_CORRUPT', 'EIO', 'ENOSPC', 'EDQUOT', 'EROFS', 'EFBIG'])
@@ -31,6 +32,7 @@ export function openSqliteStorage(file: string, synchronous: 'full' | 'normal', 
   // spill, but SQLite's sorts would then grow without bound (see README, Errors module).
   const statements = new StatementCache(database)
   const db = new Kysely<Database>({ dialect: new PortalSqliteDialect(statements, walSyncer) })
+  const invalidations = sqliteInvalidations(file === ':memory:' ? file : path.resolve(file))
 
   return {
     dialect: 'sqlite',
@@ -64,10 +66,12 @@ export function openSqliteStorage(file: string, synchronous: 'full' | 'normal', 
       statement.run(first.parameters)
       for (let index = 1; index < rows.length; index++) statement.run(write.values(rows[index]))
     },
+    invalidations,
     // Extended codes (SQLITE_IOERR_WRITE, SQLITE_READONLY_DBMOVED) share their primary code's first two words.
     isUnavailable: (error) => UNAVAILABLE_CODES.has(String((error as { code?: unknown })?.code ?? '').split('_').slice(0, 2).join('_')),
     ping: () => writeHealthProbe(db),
     async close() {
+      await invalidations.close()
       await db.destroy()
       await walSyncer?.close()
     },
