@@ -77,6 +77,7 @@ function standardOutput(): pino.DestinationStream {
 export async function openMigratedStorage(config: Config): Promise<Storage> {
   const storage = await openStorage(config.databaseUrl, {
     poolSize: config.databasePoolSize,
+    poolWaitMs: config.databasePoolWaitMs,
     queryTimeoutMs: config.databaseQueryTimeoutMs,
     sqliteSynchronous: config.sqliteSynchronous,
   })

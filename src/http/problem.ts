@@ -1,6 +1,7 @@
 import { Type, type TSchema } from 'typebox'
 import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { PoolExhaustedError } from '../storage/storage.ts'
 
 /** A failure with a stable `code`; the error handler turns it into an RFC 9457 problem response. */
 export class ProblemError extends Error {
@@ -52,7 +53,7 @@ const DESCRIPTIONS: Record<number, string> = {
   422: 'The request is well-formed but cannot be applied.',
   429: 'Rate limit reached; retry after `Retry-After` seconds.',
   431: 'The request line and headers are larger than 16 KiB; answered before routing, and the connection is closed.',
-  503: 'The portal is shedding load or its database is unreachable; retry after `Retry-After` seconds.',
+  503: 'The portal is overloaded (`overloaded`: its event loop lags, too many writes wait for their commit, or no database connection came free within DATABASE_POOL_WAIT_MS) or its database is unreachable (`database_unavailable`); retry after `Retry-After` seconds.',
 }
 
 /** OpenAPI response entries for the problem statuses a route can return. */
@@ -92,6 +93,10 @@ export function problemErrorHandler(isUnavailable: (error: unknown) => boolean) 
     const known = error.code ? FASTIFY_CODES[error.code] : undefined
     if (known) return sendProblem(reply, known[0], known[1], error.message)
     if (error instanceof SyntaxError) return sendProblem(reply, 400, 'invalid_json', `body is not valid JSON: ${error.message}`)
+    if (error instanceof PoolExhaustedError) {
+      request.log.warn({ pool: error.pool, waitedMs: error.waitedMs }, 'database pool exhausted')
+      return sendProblem(reply, 503, 'overloaded', `${error.message}: the portal has more work than connections; retry shortly`, { 'retry-after': '1' })
+    }
     if (isUnavailable(error)) {
       request.log.warn({ err: error }, 'database unavailable')
       return sendProblem(reply, 503, 'database_unavailable', 'the database cannot be reached or refuses writes; retry shortly', { 'retry-after': '5' })

@@ -70,8 +70,28 @@ export interface InvalidationChannel {
   close(): Promise<void>
 }
 
+/**
+ * No connection came free within the wait allowed while the database itself answers: the portal has
+ * more work than connections (a 503 `overloaded`), which is not the database being down.
+ */
+export class PoolExhaustedError extends Error {
+  constructor(
+    /** the pool, as an operator finds it in the configuration: `postgres` (DATABASE_POOL_SIZE connections) or `sqlite` (one) */
+    readonly pool: 'postgres' | 'sqlite',
+    readonly size: number,
+    readonly waitedMs: number,
+  ) {
+    super(`no connection of the ${pool} database pool (${size} connection${size === 1 ? '' : 's'}) came free within ${waitedMs} ms`)
+  }
+}
+
+/** DATABASE_POOL_WAIT_MS's default. */
+export const DEFAULT_POOL_WAIT_MS = 5_000
+
 export interface StorageOptions {
   poolSize: number
+  /** how long a query waits for a connection of the pool before failing with PoolExhaustedError */
+  poolWaitMs?: number
   /** PostgreSQL only: SQLite's calls are synchronous and bounded by its busy timeout */
   queryTimeoutMs: number
   sqliteSynchronous: 'full' | 'normal'
@@ -80,7 +100,7 @@ export interface StorageOptions {
 export async function openStorage(databaseUrl: string, options: StorageOptions): Promise<Storage> {
   if (databaseUrl.startsWith('sqlite:')) {
     const { openSqliteStorage } = await import('./sqlite/sqlite-storage.ts')
-    return openSqliteStorage(databaseUrl.slice('sqlite:'.length), options.sqliteSynchronous)
+    return openSqliteStorage(databaseUrl.slice('sqlite:'.length), options.sqliteSynchronous, undefined, options.poolWaitMs)
   }
   const { openPostgresStorage } = await import('./postgres/postgres-storage.ts')
   return openPostgresStorage(databaseUrl, options)

@@ -1,6 +1,6 @@
 import pg from 'pg'
 import { Kysely, PostgresDialect, sql } from 'kysely'
-import { likePattern, MAX_VALUES_PER_STATEMENT, writeHealthProbe, type Storage, type StorageOptions } from '../storage.ts'
+import { DEFAULT_POOL_WAIT_MS, likePattern, MAX_VALUES_PER_STATEMENT, PoolExhaustedError, writeHealthProbe, type Storage, type StorageOptions } from '../storage.ts'
 import type { Database } from '../tables.ts'
 import { postgresInvalidations } from './postgres-invalidations.ts'
 
@@ -9,11 +9,15 @@ const INT8_OID = 20
 const UNAVAILABLE_SQLSTATE = /^(08|53|57P)/
 const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN'])
 
-export function openPostgresStorage(url: string, { poolSize, queryTimeoutMs }: Pick<StorageOptions, 'poolSize' | 'queryTimeoutMs'>): Storage {
+export function openPostgresStorage(
+  url: string,
+  { poolSize, queryTimeoutMs, poolWaitMs = DEFAULT_POOL_WAIT_MS }: Pick<StorageOptions, 'poolSize' | 'queryTimeoutMs' | 'poolWaitMs'>,
+): Storage {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
-    connectionTimeoutMillis: 5000,
+    // Bounds both the wait for a busy pool's next free connection and the opening of a new one.
+    connectionTimeoutMillis: poolWaitMs,
     // Without it a query sent into a network partition waits for ever, and so does its request. The client
     // stays busy with the lost query until its connection resets; the pool then discards it.
     query_timeout: queryTimeoutMs,
@@ -26,7 +30,17 @@ export function openPostgresStorage(url: string, { poolSize, queryTimeoutMs }: P
   // pool discards it on release.
   pool.on('error', () => {})
   pool.on('connect', (client) => client.on('error', () => {}))
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  // pg-pool says this only of a wait for a busy pool's next free connection; a new connection that cannot
+  // be opened in time fails otherwise ("Connection terminated due to connection timeout"): the server's fault.
+  const connectWithin = async (): Promise<pg.PoolClient> => {
+    try {
+      return await pool.connect()
+    } catch (error) {
+      if (error instanceof Error && error.message === 'timeout exceeded when trying to connect') throw new PoolExhaustedError('postgres', poolSize, poolWaitMs)
+      throw error
+    }
+  }
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: { connect: connectWithin, end: () => pool.end() } }) })
   const invalidations = postgresInvalidations(url, db)
 
   return {
@@ -39,7 +53,7 @@ export function openPostgresStorage(url: string, { poolSize, queryTimeoutMs }: P
     containsText: (column, needle) => sql<boolean>`${sql.ref(column)} ilike ${likePattern(needle)} escape '\\'`,
     forUpdateSkipLocked: (query) => query.forUpdate().skipLocked() as typeof query,
     async withExclusiveLock(name, run) {
-      const client = await pool.connect()
+      const client = await connectWithin()
       try {
         await client.query('select pg_advisory_lock(hashtext($1))', [name])
         try {

@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import SQLite from 'better-sqlite3'
 import { Kysely, SqliteDialect, SqliteDriver, sql, type DatabaseConnection, type Driver } from 'kysely'
-import { likePattern, writeHealthProbe, type Storage } from '../storage.ts'
+import { DEFAULT_POOL_WAIT_MS, likePattern, PoolExhaustedError, writeHealthProbe, type Storage } from '../storage.ts'
 import type { Database } from '../tables.ts'
 import { walSync, type WalSync } from './wal-sync.ts'
 import { sqliteInvalidations } from './sqlite-invalidations.ts'
@@ -13,7 +13,12 @@ const UNAVAILABLE_CODES = new Set(['SQLITE_READONLY', 'SQLITE_FULL', 'SQLITE_IOE
 const STATEMENT_CACHE_SIZE = 500
 
 /** `makeWalSync` is for the tests, which watch when the WAL is synced. */
-export function openSqliteStorage(file: string, synchronous: 'full' | 'normal', makeWalSync: (walFile: string) => WalSync = walSync): Storage {
+export function openSqliteStorage(
+  file: string,
+  synchronous: 'full' | 'normal',
+  makeWalSync: (walFile: string) => WalSync = walSync,
+  connectionWaitMs = DEFAULT_POOL_WAIT_MS,
+): Storage {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true })
   const database = new SQLite(file)
   const wal = database.pragma('journal_mode = WAL', { simple: true }) === 'wal'
@@ -31,7 +36,7 @@ export function openSqliteStorage(file: string, synchronous: 'full' | 'normal', 
   // temp_store stays on disk: in memory it would spare the statement journals that multi-row upserts
   // spill, but SQLite's sorts would then grow without bound (see README, Errors module).
   const statements = new StatementCache(database)
-  const db = new Kysely<Database>({ dialect: new PortalSqliteDialect(statements, walSyncer) })
+  const db = new Kysely<Database>({ dialect: new PortalSqliteDialect(statements, walSyncer, connectionWaitMs) })
   const invalidations = sqliteInvalidations(file === ':memory:' ? file : path.resolve(file))
 
   return {
@@ -83,12 +88,13 @@ class PortalSqliteDialect extends SqliteDialect {
   constructor(
     private readonly statements: StatementCache,
     private readonly walSyncer: WalSync | null,
+    private readonly connectionWaitMs: number,
   ) {
     super({ database: statements })
   }
 
   override createDriver(): Driver {
-    return new PortalSqliteDriver(this.statements, this.walSyncer)
+    return new PortalSqliteDriver(this.statements, this.walSyncer, this.connectionWaitMs)
   }
 }
 
@@ -97,11 +103,32 @@ class PortalSqliteDialect extends SqliteDialect {
  * already, and (given a WAL syncer) writes that resolve only once their commit is on disk.
  */
 class PortalSqliteDriver extends SqliteDriver {
+  /** queries and transactions that hold or wait for the one connection; with none, acquiring needs no timer */
+  private users = 0
+
   constructor(
     private readonly statements: StatementCache,
     private readonly walSyncer: WalSync | null,
+    private readonly connectionWaitMs: number,
   ) {
     super({ database: statements })
+  }
+
+  // The one connection is the pool: a caller that waited longer than the configured wait for it gets
+  // PoolExhaustedError (a 503 `overloaded`), and the connection it would have got is handed on untouched.
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    if (this.users++ === 0) return super.acquireConnection()
+    const acquiring = super.acquireConnection()
+    let timer: NodeJS.Timeout | undefined
+    const timedOut = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), this.connectionWaitMs)))
+    const connection = await Promise.race([acquiring, timedOut])
+    clearTimeout(timer)
+    if (connection) return connection
+    void acquiring.then(() => {
+      this.users--
+      return super.releaseConnection()
+    })
+    throw new PoolExhaustedError('sqlite', 1, this.connectionWaitMs)
   }
 
   // SQLite rolls a transaction back by itself when its COMMIT fails on a full disk or an I/O error;
@@ -114,6 +141,7 @@ class PortalSqliteDriver extends SqliteDriver {
   // caller sees its result. The connection is free for others first; the caller alone waits for the fsync.
   override async releaseConnection() {
     const committedWrites = this.statements.takeWrites() && !this.statements.database.inTransaction
+    this.users--
     await super.releaseConnection()
     if (committedWrites && this.walSyncer) await this.walSyncer.sync()
   }
