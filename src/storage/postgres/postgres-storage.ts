@@ -52,8 +52,11 @@ export function openPostgresStorage(
     jsonPathText: (column, keys) => sql<string | null>`${sql.ref(column)} #>> ${keys}::text[]`,
     containsText: (column, needle) => sql<boolean>`${sql.ref(column)} ilike ${likePattern(needle)} escape '\\'`,
     forUpdateSkipLocked: (query) => query.forUpdate().skipLocked() as typeof query,
+    // The lock's session is a connection of its own: `run` queries through the pool, which may have just one.
     async withExclusiveLock(name, run) {
-      const client = await connectWithin()
+      const client = new pg.Client({ connectionString: url })
+      client.on('error', () => {})
+      await client.connect()
       try {
         await client.query('select pg_advisory_lock(hashtext($1))', [name])
         try {
@@ -62,7 +65,7 @@ export function openPostgresStorage(
           await client.query('select pg_advisory_unlock(hashtext($1))', [name])
         }
       } finally {
-        client.release()
+        await client.end().catch(() => {})
       }
     },
     // A row lock on the name's own row, not an advisory lock: those take a 64-bit key, so two names
