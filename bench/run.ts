@@ -6,6 +6,7 @@ const BENCHMARKS: Record<string, () => Promise<unknown>> = {
   errors: () => import('./errors.ts').then((m) => m.run()),
   reads: () => import('./reads.ts').then((m) => m.run()),
   ui: () => import('./ui.ts').then((m) => m.run()),
+  instances: () => import('./instances.ts').then((m) => m.run()),
 }
 
 const wanted = process.argv.slice(2)
