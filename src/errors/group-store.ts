@@ -89,14 +89,44 @@ export async function recordOccurrences(trx: Kysely<any>, ctx: PortalContext, oc
     if (list) list.push(occurrence)
     else byProject.set(occurrence.projectId, [occurrence])
   }
-  const fingerprints = await lockFingerprints(trx, ctx, [...new Set(occurrences.map((occurrence) => occurrence.grouping.fingerprint))])
+  // The occurrences go in first, under the group their fingerprint had when read without a lock (or the
+  // group they would open): the heaviest rows of the transaction conflict with nothing, and the locks
+  // below are held only for the totals and the commit. One that raced another portal is moved after.
+  const firstOfFingerprint = new Map<string, Occurrence>()
+  for (const occurrence of occurrences) if (!firstOfFingerprint.has(occurrence.grouping.fingerprint)) firstOfFingerprint.set(occurrence.grouping.fingerprint, occurrence)
+  const fingerprintList = [...firstOfFingerprint.keys()]
+  const unlocked = await loadFingerprints(trx, fingerprintList)
+  const guessedGroup = new Map(fingerprintList.map((fingerprint) => [fingerprint, unlocked.get(fingerprint)?.group_id ?? newId('grp', firstOfFingerprint.get(fingerprint)!.receivedAt)]))
+  const { storage } = ctx
+  await storage.writeRows(trx, OCCURRENCE_INSERT, occurrences.map((occurrence) => occurrenceRow(occurrence, guessedGroup.get(occurrence.grouping.fingerprint)!)))
+
+  const fingerprints = await lockFingerprints(trx, ctx, fingerprintList)
   const groups = await lockGroups(trx, ctx, [...new Set([...fingerprints.values()].map((row) => row.group_id))])
   const recorded = new Map<Occurrence, RecordedOccurrence>()
   for (const [projectId, items] of byProject) {
-    const results = await recordProjectOccurrences(trx, ctx, projectId, items, fingerprints, groups)
+    const results = await recordProjectOccurrences(trx, ctx, projectId, items, fingerprints, groups, guessedGroup)
     items.forEach((item, index) => recorded.set(item, results[index]))
   }
+  await moveMisplacedOccurrences(trx, occurrences, fingerprints, guessedGroup)
   return occurrences.map((occurrence) => recorded.get(occurrence)!)
+}
+
+/** Moves the occurrences written under a guessed group that another portal's capture or a merge changed meanwhile. */
+async function moveMisplacedOccurrences(trx: Kysely<any>, occurrences: Occurrence[], fingerprints: Map<string, FingerprintRow>, guessedGroup: Map<string, string>) {
+  const misplaced = new Map<string, string[]>()
+  for (const occurrence of occurrences) {
+    const fingerprint = occurrence.grouping.fingerprint
+    const groupId = fingerprints.get(fingerprint)!.group_id
+    if (groupId === guessedGroup.get(fingerprint)) continue
+    const ids = misplaced.get(groupId)
+    if (ids) ids.push(occurrence.id)
+    else misplaced.set(groupId, [occurrence.id])
+  }
+  for (const [groupId, ids] of misplaced) {
+    for (let start = 0; start < ids.length; start += MAX_KEYS_PER_SELECT) {
+      await trx.updateTable('error_occurrences').set({ group_id: groupId }).where('id', 'in', ids.slice(start, start + MAX_KEYS_PER_SELECT)).execute()
+    }
+  }
 }
 
 /**
@@ -130,18 +160,18 @@ async function recordProjectOccurrences(
   items: Occurrence[],
   fingerprints: Map<string, FingerprintRow>,
   groups: Map<string, TouchedGroup>,
+  guessedGroup: Map<string, string>,
 ): Promise<RecordedOccurrence[]> {
   const newFingerprints: FingerprintInsert[] = []
   const days = new Map<string, DayTotals>()
   const tags = new Map<string, TagTotals>()
   const touchedGroups = new Set<TouchedGroup>()
-  const occurrenceRows: OccurrenceRow[] = []
 
   const results = items.map((occurrence) => {
     const fingerprint = occurrence.grouping.fingerprint
     let known = fingerprints.get(fingerprint)
     if (!known) {
-      known = { fingerprint, group_id: openGroup(groups, projectId, occurrence) }
+      known = { fingerprint, group_id: openGroup(groups, projectId, occurrence, guessedGroup.get(fingerprint)!) }
       fingerprints.set(fingerprint, known)
       const { algorithm, components } = occurrence.grouping
       newFingerprints.push({ ...known, project_id: projectId, algorithm, components: JSON.stringify(components) })
@@ -151,7 +181,6 @@ async function recordProjectOccurrences(
     const isNewGroup = group.isNew && group.row.count === 0
     addToGroup(group, occurrence)
     touchedGroups.add(group)
-    occurrenceRows.push(occurrenceRow(occurrence, groupId))
     const day = Math.floor(occurrence.ts / DAY_MS)
     countUnder(days, `${fingerprint}|${day}`, (ts) => ({ fingerprint, day, group_id: groupId, count: 0, first_seen: ts, last_seen: ts }), occurrence.ts)
     for (const key of TAG_KEYS) {
@@ -166,7 +195,6 @@ async function recordProjectOccurrences(
   await storage.writeRows(trx, FINGERPRINT_INSERT, newFingerprints)
   await storage.writeRows(trx, DAY_TOTALS_UPSERT, [...days.values()])
   await storage.writeRows(trx, TAG_TOTALS_UPSERT, [...tags.values()])
-  await storage.writeRows(trx, OCCURRENCE_INSERT, occurrenceRows)
   for (const group of touchedGroups) {
     if (group.row.count > OCCURRENCES_KEPT_PER_GROUP) await trimOccurrences(trx, group.row.id)
     if (group.isNew) await ctx.notifications.publish(trx, projectId, 'error.group.created', notificationData(group.row))
@@ -217,10 +245,9 @@ export function groupRow(row: Record<string, any>): GroupRow {
   }
 }
 
-/** A new group for the occurrence's fingerprint; returns its id. */
-function openGroup(groups: Map<string, TouchedGroup>, projectId: string, occurrence: Occurrence): string {
+/** A new group `id` for the occurrence's fingerprint; returns its id. */
+function openGroup(groups: Map<string, TouchedGroup>, projectId: string, occurrence: Occurrence, id: string): string {
   const fingerprint = occurrence.grouping.fingerprint
-  const id = newId('grp', occurrence.receivedAt)
   groups.set(id, {
     row: {
       id,
