@@ -10,6 +10,7 @@ const BENCHMARKS: Record<string, () => Promise<unknown>> = {
   eventstore: () => import('./eventstore.ts').then((m) => m.run()),
   layout: () => import('./layout.ts').then((m) => m.run()),
   retention: () => import('./retention.ts').then((m) => m.run()),
+  instances: () => import('./instances.ts').then((m) => m.run()),
 }
 
 const wanted = process.argv.slice(2)

@@ -7,6 +7,8 @@ export interface Config {
   host: string
   databaseUrl: string
   databasePoolSize: number
+  /** how long a query waits for a free pool connection (SQLite: for its one connection) before the request is answered 503 `overloaded` */
+  databasePoolWaitMs: number
   /** PostgreSQL: how long one query may go unanswered before it fails (a 503), so that a partition never hangs a request */
   databaseQueryTimeoutMs: number
   sqliteSynchronous: 'full' | 'normal'
@@ -14,6 +16,8 @@ export interface Config {
   secretKey: string | undefined
   bootstrapToken: string | undefined
   redisUrl: string | undefined
+  /** how long a Redis command (a rate-limit decision, a published invalidation) may take before the portal carries on without Redis */
+  redisTimeoutMs: number
   /** OIDC bearers, accepted beside access tokens when `jwksUrl` is set */
   oidc: { jwksUrl: string; issuer: string | undefined; audience: string | undefined; orgClaim: string; roleClaim: string } | undefined
   logLevel: string
@@ -73,12 +77,14 @@ export function loadConfig(env: Env = process.env): Config {
     host: text(env, 'HOST', '0.0.0.0'),
     databaseUrl: databaseUrl(env, dataDir),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
+    databasePoolWaitMs: integer(env, 'DATABASE_POOL_WAIT_MS', 5_000, 10, 600_000),
     databaseQueryTimeoutMs: integer(env, 'DATABASE_QUERY_TIMEOUT_MS', 15_000, 100, 3_600_000),
     sqliteSynchronous: oneOf(env, 'SQLITE_SYNCHRONOUS', 'full', ['full', 'normal']) as 'full' | 'normal',
     dataDir,
     secretKey: optional(env, 'PORTAL_SECRET_KEY'),
     bootstrapToken: bootstrapToken(env),
     redisUrl: redisUrl(env),
+    redisTimeoutMs: integer(env, 'REDIS_TIMEOUT_MS', 500, 10, 60_000),
     oidc: oidc(env),
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', LOG_LEVELS),
     http: httpLimits(env),

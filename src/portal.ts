@@ -5,6 +5,7 @@ import type { PortalContext } from './context.ts'
 import { bootstrapAdmin } from './identity/store.ts'
 import { createOidcVerifier } from './identity/oidc.ts'
 import { ApiKeyPrincipalCache } from './http/auth.ts'
+import { bothChannels, redisInvalidations } from './invalidation/redis-channel.ts'
 import { createSecretBox, loadServerKey } from './identity/secrets.ts'
 import { createMemoryRateLimiter, createRedisRateLimiter } from './ingest/rate-limit.ts'
 import { modules } from './modules/registry.ts'
@@ -75,6 +76,7 @@ function standardOutput(): pino.DestinationStream {
 export async function openMigratedStorage(config: Config): Promise<Storage> {
   const storage = await openStorage(config.databaseUrl, {
     poolSize: config.databasePoolSize,
+    poolWaitMs: config.databasePoolWaitMs,
     queryTimeoutMs: config.databaseQueryTimeoutMs,
     sqliteSynchronous: config.sqliteSynchronous,
   })
@@ -98,15 +100,16 @@ export async function startPortal(config: Config, log: Logger = createLogger(con
   const storage = await openMigratedStorage(config)
   const firstAdminToken = await bootstrapAdmin(storage.db, config.bootstrapToken)
   const rateLimiter = config.redisUrl
-    ? createRedisRateLimiter(config.redisUrl, config.ingest.batchesPerSecond, log)
+    ? createRedisRateLimiter(config.redisUrl, config.ingest.batchesPerSecond, log, config.redisTimeoutMs)
     : createMemoryRateLimiter(config.ingest.batchesPerSecond)
+  const invalidations = config.redisUrl ? bothChannels(storage.invalidations, redisInvalidations(config.redisUrl, config.redisTimeoutMs)) : storage.invalidations
   const notifications = webhookNotifications({ attempts: config.webhooks.retrySchedule.length + 1, parseJson: storage.parseJson })
   const ctx: PortalContext = {
     config,
     storage,
     secretBox: createSecretBox(loadServerKey(config.secretKey, config.dataDir)),
     rateLimiter,
-    apiKeyPrincipals: new ApiKeyPrincipalCache(),
+    apiKeyPrincipals: new ApiKeyPrincipalCache(invalidations),
     notifications,
     log,
     oidc: config.oidc && createOidcVerifier(config.oidc, storage.db),
@@ -128,6 +131,8 @@ export async function startPortal(config: Config, log: Logger = createLogger(con
       await app.close()
       for (const stop of stops) await stop?.()
       await rateLimiter.close()
+      ctx.apiKeyPrincipals.close()
+      if (invalidations !== storage.invalidations) await invalidations.close()
       await storage.close()
     },
   }

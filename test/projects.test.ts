@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createAccessToken, createOrganization } from '../src/identity/store.ts'
 import { API_KEY_CACHE_MS, ApiKeyPrincipalCache } from '../src/http/auth.ts'
+import { sqliteInvalidations } from '../src/storage/sqlite/sqlite-invalidations.ts'
 import { DIALECTS, createProject, createTestDatabase, event, ingest, startTestPortal, startTestPortalOn, type TestPortal } from './support/portal.ts'
 
 for (const dialect of DIALECTS) {
@@ -199,7 +200,7 @@ describe('kept API-key principals', () => {
   const principal = { kind: 'apiKey' as const, keyId: 'key_1', orgId: 'org_1', projectId: 'prj_1', webhookSecretEncrypted: 'sealed', projectEventsPerSecond: null, scopes: ['ingest' as const], projectNumber: 1 }
 
   test('a found key is looked up once until it expires; an unknown key every time', async () => {
-    const cache = new ApiKeyPrincipalCache(50)
+    const cache = new ApiKeyPrincipalCache(sqliteInvalidations(':memory:'), 50)
     let loads = 0
     const found = async () => (loads++, principal)
     assert.equal(await cache.lookup('a', found), principal)
@@ -216,16 +217,16 @@ describe('kept API-key principals', () => {
   })
 
   test('forget drops what is kept, and a lookup running when it is called is not kept', async () => {
-    const cache = new ApiKeyPrincipalCache(60_000)
+    const cache = new ApiKeyPrincipalCache(sqliteInvalidations(':memory:'), 60_000)
     let loads = 0
     const found = async () => (loads++, principal)
     await cache.lookup('a', found)
-    cache.forget()
+    await cache.forget()
     await cache.lookup('a', found)
     assert.equal(loads, 2)
     let release!: () => void
     const overtaken = cache.lookup('c', () => new Promise((resolve) => (release = () => resolve(principal))))
-    cache.forget()
+    await cache.forget()
     release()
     assert.equal(await overtaken, principal)
     await cache.lookup('c', found)

@@ -78,8 +78,9 @@ const MAX_KEYS_PER_SELECT = 5_000
 /**
  * Stores occurrences in their groups inside `trx`: a fingerprint seen for the first time opens a
  * group (announced as error.group.created), an occurrence of a resolved group reopens it as
- * regressed (error.group.regressed). Each project's grouping holds a transaction lock, so captures
- * of one new error racing on several connections or portals still open exactly one group.
+ * regressed (error.group.regressed). Locks are held where captures conflict, on their fingerprints
+ * and then on the groups those belong to, so captures of one new error racing on several
+ * connections or portals still open exactly one group, while other errors of the project go on.
  */
 export async function recordOccurrences(trx: Kysely<any>, ctx: PortalContext, occurrences: Occurrence[]): Promise<RecordedOccurrence[]> {
   const byProject = new Map<string, Occurrence[]>()
@@ -88,36 +89,89 @@ export async function recordOccurrences(trx: Kysely<any>, ctx: PortalContext, oc
     if (list) list.push(occurrence)
     else byProject.set(occurrence.projectId, [occurrence])
   }
+  // The occurrences go in first, under the group their fingerprint had when read without a lock (or the
+  // group they would open): the heaviest rows of the transaction conflict with nothing, and the locks
+  // below are held only for the totals and the commit. One that raced another portal is moved after.
+  const firstOfFingerprint = new Map<string, Occurrence>()
+  for (const occurrence of occurrences) if (!firstOfFingerprint.has(occurrence.grouping.fingerprint)) firstOfFingerprint.set(occurrence.grouping.fingerprint, occurrence)
+  const fingerprintList = [...firstOfFingerprint.keys()]
+  const unlocked = await loadFingerprints(trx, fingerprintList)
+  const guessedGroup = new Map(fingerprintList.map((fingerprint) => [fingerprint, unlocked.get(fingerprint)?.group_id ?? newId('grp', firstOfFingerprint.get(fingerprint)!.receivedAt)]))
+  const { storage } = ctx
+  await storage.writeRows(trx, OCCURRENCE_INSERT, occurrences.map((occurrence) => occurrenceRow(occurrence, guessedGroup.get(occurrence.grouping.fingerprint)!)))
+
+  const fingerprints = await lockFingerprints(trx, ctx, fingerprintList)
+  const groups = await lockGroups(trx, ctx, [...new Set([...fingerprints.values()].map((row) => row.group_id))])
   const recorded = new Map<Occurrence, RecordedOccurrence>()
-  // Locks are always taken in the same order, so two transactions never wait on each other.
-  for (const projectId of [...byProject.keys()].sort()) {
-    const items = byProject.get(projectId)!
-    await lockProjectGroups(trx, ctx, projectId)
-    const results = await recordProjectOccurrences(trx, ctx, projectId, items)
+  for (const [projectId, items] of byProject) {
+    const results = await recordProjectOccurrences(trx, ctx, projectId, items, fingerprints, groups, guessedGroup)
     items.forEach((item, index) => recorded.set(item, results[index]))
   }
+  await moveMisplacedOccurrences(trx, occurrences, fingerprints, guessedGroup)
   return occurrences.map((occurrence) => recorded.get(occurrence)!)
 }
 
-/** Serialises every change to one project's groups: grouping, triage, merge and unmerge. */
+/** Moves the occurrences written under a guessed group that another portal's capture or a merge changed meanwhile. */
+async function moveMisplacedOccurrences(trx: Kysely<any>, occurrences: Occurrence[], fingerprints: Map<string, FingerprintRow>, guessedGroup: Map<string, string>) {
+  const misplaced = new Map<string, string[]>()
+  for (const occurrence of occurrences) {
+    const fingerprint = occurrence.grouping.fingerprint
+    const groupId = fingerprints.get(fingerprint)!.group_id
+    if (groupId === guessedGroup.get(fingerprint)) continue
+    const ids = misplaced.get(groupId)
+    if (ids) ids.push(occurrence.id)
+    else misplaced.set(groupId, [occurrence.id])
+  }
+  for (const [groupId, ids] of misplaced) {
+    for (let start = 0; start < ids.length; start += MAX_KEYS_PER_SELECT) {
+      await trx.updateTable('error_occurrences').set({ group_id: groupId }).where('id', 'in', ids.slice(start, start + MAX_KEYS_PER_SELECT)).execute()
+    }
+  }
+}
+
+/**
+ * Serialises triage, merge and unmerge of one project's groups among themselves, so that the
+ * fingerprints of a group they read stay its own until they lock them. Captures never take it.
+ */
 export function lockProjectGroups(trx: Kysely<any>, ctx: PortalContext, projectId: string): Promise<void> {
   return ctx.storage.lockInTransaction(trx, `error-groups:${projectId}`)
 }
 
-async function recordProjectOccurrences(trx: Kysely<any>, ctx: PortalContext, projectId: string, items: Occurrence[]): Promise<RecordedOccurrence[]> {
-  const fingerprints = await loadFingerprints(trx, [...new Set(items.map((item) => item.grouping.fingerprint))])
-  const groups = await loadGroups(trx, [...new Set([...fingerprints.values()].map((row) => row.group_id))])
+/** Locks fingerprints and then groups, in the order captures take them: what changes a group holds both. */
+export async function lockFingerprintsAndGroups(trx: Kysely<any>, ctx: PortalContext, fingerprints: string[], groupIds: string[]): Promise<void> {
+  await lockFingerprints(trx, ctx, fingerprints)
+  await lockGroups(trx, ctx, groupIds)
+}
+
+async function lockFingerprints(trx: Kysely<any>, ctx: PortalContext, fingerprints: string[]): Promise<Map<string, FingerprintRow>> {
+  await ctx.storage.lockInTransaction(trx, fingerprints.map((fingerprint) => `error-fingerprint:${fingerprint}`))
+  return loadFingerprints(trx, fingerprints)
+}
+
+async function lockGroups(trx: Kysely<any>, ctx: PortalContext, groupIds: string[]): Promise<Map<string, TouchedGroup>> {
+  await ctx.storage.lockInTransaction(trx, groupIds.map((id) => `error-group:${id}`))
+  return loadGroups(trx, groupIds)
+}
+
+async function recordProjectOccurrences(
+  trx: Kysely<any>,
+  ctx: PortalContext,
+  projectId: string,
+  items: Occurrence[],
+  fingerprints: Map<string, FingerprintRow>,
+  groups: Map<string, TouchedGroup>,
+  guessedGroup: Map<string, string>,
+): Promise<RecordedOccurrence[]> {
   const newFingerprints: FingerprintInsert[] = []
   const days = new Map<string, DayTotals>()
   const tags = new Map<string, TagTotals>()
   const touchedGroups = new Set<TouchedGroup>()
-  const occurrenceRows: OccurrenceRow[] = []
 
   const results = items.map((occurrence) => {
     const fingerprint = occurrence.grouping.fingerprint
     let known = fingerprints.get(fingerprint)
     if (!known) {
-      known = { fingerprint, group_id: openGroup(groups, projectId, occurrence) }
+      known = { fingerprint, group_id: openGroup(groups, projectId, occurrence, guessedGroup.get(fingerprint)!) }
       fingerprints.set(fingerprint, known)
       const { algorithm, components } = occurrence.grouping
       newFingerprints.push({ ...known, project_id: projectId, algorithm, components: JSON.stringify(components) })
@@ -127,7 +181,6 @@ async function recordProjectOccurrences(trx: Kysely<any>, ctx: PortalContext, pr
     const isNewGroup = group.isNew && group.row.count === 0
     addToGroup(group, occurrence)
     touchedGroups.add(group)
-    occurrenceRows.push(occurrenceRow(occurrence, groupId))
     const day = Math.floor(occurrence.ts / DAY_MS)
     countUnder(days, `${fingerprint}|${day}`, (ts) => ({ fingerprint, day, group_id: groupId, count: 0, first_seen: ts, last_seen: ts }), occurrence.ts)
     for (const key of TAG_KEYS) {
@@ -142,7 +195,6 @@ async function recordProjectOccurrences(trx: Kysely<any>, ctx: PortalContext, pr
   await storage.writeRows(trx, FINGERPRINT_INSERT, newFingerprints)
   await storage.writeRows(trx, DAY_TOTALS_UPSERT, [...days.values()])
   await storage.writeRows(trx, TAG_TOTALS_UPSERT, [...tags.values()])
-  await storage.writeRows(trx, OCCURRENCE_INSERT, occurrenceRows)
   for (const group of touchedGroups) {
     if (group.row.count > OCCURRENCES_KEPT_PER_GROUP) await trimOccurrences(trx, group.row.id)
     if (group.isNew) await ctx.notifications.publish(trx, projectId, 'error.group.created', notificationData(group.row))
@@ -193,10 +245,9 @@ export function groupRow(row: Record<string, any>): GroupRow {
   }
 }
 
-/** A new group for the occurrence's fingerprint; returns its id. */
-function openGroup(groups: Map<string, TouchedGroup>, projectId: string, occurrence: Occurrence): string {
+/** A new group `id` for the occurrence's fingerprint; returns its id. */
+function openGroup(groups: Map<string, TouchedGroup>, projectId: string, occurrence: Occurrence, id: string): string {
   const fingerprint = occurrence.grouping.fingerprint
-  const id = newId('grp', occurrence.receivedAt)
   groups.set(id, {
     row: {
       id,

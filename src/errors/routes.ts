@@ -25,6 +25,7 @@ import {
   recentOccurrences,
 } from './group-reads.ts'
 import { mergeGroups, setGroupStatus, unmergeFingerprints } from './triage.ts'
+import { inClaimOrder } from '../ingest/claim-order.ts'
 import { claimIdempotencyKey, findStoredResponse, idempotencyKeyOf, replay, setStoredResponse } from '../ingest/idempotency.ts'
 
 const tags = ['errors']
@@ -251,10 +252,11 @@ interface Capture {
  */
 async function recordCaptures(trx: Kysely<any>, ctx: PortalContext, captures: Capture[]): Promise<(RecordedOccurrence | undefined)[]> {
   const pending = { statusCode: 201, body: '' } // replaced below, in this transaction, once the group is known
-  const claimed: Capture[] = []
-  for (const capture of captures) {
-    if (capture.key === undefined || (await claimIdempotencyKey(trx, capture.occurrence.projectId, capture.key, pending))) claimed.push(capture)
+  const held = new Set<Capture>()
+  for (const capture of inClaimOrder(captures, (capture) => ({ projectId: capture.occurrence.projectId, key: capture.key }))) {
+    if (!(await claimIdempotencyKey(trx, capture.occurrence.projectId, capture.key!, pending))) held.add(capture)
   }
+  const claimed = captures.filter((capture) => !held.has(capture))
   const recorded = await recordOccurrences(trx, ctx, claimed.map((capture) => capture.occurrence))
   const results = new Map(claimed.map((capture, index) => [capture, recorded[index]]))
   for (const [capture, result] of results) {

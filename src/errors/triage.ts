@@ -4,14 +4,14 @@ import { ProblemError } from '../http/problem.ts'
 import { newId } from '../ids.ts'
 import type { Storage } from '../storage/storage.ts'
 import { findGroup, groupFingerprints, withNotFound } from './group-reads.ts'
-import { lockProjectGroups, OCCURRENCES_KEPT_PER_GROUP, trimOccurrences, upsertGroups, type GroupRow, type GroupStatus } from './group-store.ts'
+import { lockFingerprintsAndGroups, lockProjectGroups, OCCURRENCES_KEPT_PER_GROUP, trimOccurrences, upsertGroups, type GroupRow, type GroupStatus } from './group-store.ts'
 
 // Every row that belongs to a fingerprint carries its group, so moving a fingerprint moves these.
 const FINGERPRINT_TABLES = ['error_fingerprints', 'error_fingerprint_days', 'error_fingerprint_tags', 'error_occurrences']
 
 /** Sets a group's status; triage also clears `regressed`. */
 export function setGroupStatus(ctx: PortalContext, orgId: string, fingerprint: string, status: GroupStatus): Promise<GroupRow> {
-  return withLockedGroup(ctx, orgId, fingerprint, async (trx, group) => {
+  return withLockedGroup(ctx, orgId, fingerprint, [], async (trx, group) => {
     const changed = { ...group, status, regressed: 0, status_changed_at: Date.now() }
     await trx.updateTable('error_groups').set({ status, regressed: 0, status_changed_at: changed.status_changed_at }).where('id', '=', group.id).execute()
     return changed
@@ -23,7 +23,7 @@ export function setGroupStatus(ctx: PortalContext, orgId: string, fingerprint: s
  * fingerprints, counts are summed, later occurrences of any of them join it, and it keeps its status.
  */
 export function mergeGroups(ctx: PortalContext, orgId: string, fingerprint: string, fingerprints: string[]): Promise<GroupRow> {
-  return withLockedGroup(ctx, orgId, fingerprint, async (trx, target) => {
+  return withLockedGroup(ctx, orgId, fingerprint, fingerprints, async (trx, target) => {
     const sourceIds = new Set<string>()
     for (const [index, other] of fingerprints.entries()) {
       const source = await withNotFound(findGroup(trx, orgId, other), new ProblemError(404, 'not_found', `fingerprints.${index}: error group ${other} was not found`))
@@ -45,7 +45,7 @@ export function mergeGroups(ctx: PortalContext, orgId: string, fingerprint: stri
 
 /** Takes `fingerprints` out of the group of `fingerprint`, each into a new unresolved group of its own. */
 export function unmergeFingerprints(ctx: PortalContext, orgId: string, fingerprint: string, fingerprints: string[]): Promise<{ group: GroupRow; unmerged: GroupRow[] }> {
-  return withLockedGroup(ctx, orgId, fingerprint, async (trx, group) => {
+  return withLockedGroup(ctx, orgId, fingerprint, [], async (trx, group) => {
     const heldSet = new Set((await groupFingerprints(trx, [group.id])).map((row) => row.fingerprint))
     fingerprints.forEach((other, index) => {
       if (!heldSet.has(other)) throw new ProblemError(422, 'not_in_group', `fingerprints.${index}: is not a fingerprint of this group`)
@@ -67,11 +67,27 @@ export function unmergeFingerprints(ctx: PortalContext, orgId: string, fingerpri
   })
 }
 
-/** Finds the group, takes its project's lock, and reads it again: a merge may have moved it meanwhile. */
-async function withLockedGroup<T>(ctx: PortalContext, orgId: string, fingerprint: string, change: (trx: Kysely<any>, group: GroupRow) => Promise<T>): Promise<T> {
-  return ctx.storage.db.transaction().execute(async (trx) => {
+/**
+ * Finds the group (and the groups of `others`), takes its project's lock, then the locks captures take
+ * on every fingerprint of these groups and on the groups, and reads it again: a merge may have moved it meanwhile.
+ */
+async function withLockedGroup<T>(
+  ctx: PortalContext,
+  orgId: string,
+  fingerprint: string,
+  others: string[],
+  change: (trx: Kysely<any>, group: GroupRow) => Promise<T>,
+): Promise<T> {
+  return (ctx.storage.db as unknown as Kysely<any>).transaction().execute(async (trx) => {
     const unlocked = await findGroup(trx, orgId, fingerprint)
     await lockProjectGroups(trx, ctx, unlocked.project_id)
+    const groupIds = [unlocked.id]
+    if (others.length > 0) {
+      const rows = await trx.selectFrom('error_fingerprints').select('group_id').where('fingerprint', 'in', others).where('project_id', '=', unlocked.project_id).execute()
+      groupIds.push(...rows.map((row) => row.group_id as string))
+    }
+    const held = await trx.selectFrom('error_fingerprints').select('fingerprint').where('group_id', 'in', groupIds).execute()
+    await lockFingerprintsAndGroups(trx, ctx, held.map((row) => row.fingerprint as string), groupIds)
     return change(trx, await findGroup(trx, orgId, fingerprint))
   })
 }

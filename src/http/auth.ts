@@ -5,7 +5,7 @@ import type { PortalContext } from '../context.ts'
 import { OidcRefusal, OidcUnavailable } from '../identity/oidc.ts'
 import { sha256Hex } from '../identity/secrets.ts'
 import { parseScopes, type KeyScope } from '../projects/key-scopes.ts'
-import { precompiled } from '../storage/storage.ts'
+import { precompiled, type InvalidationChannel } from '../storage/storage.ts'
 import type { Database } from '../storage/tables.ts'
 import { ProblemError } from './problem.ts'
 
@@ -36,23 +36,34 @@ export type Principal =
 
 type ApiKeyPrincipal = Extract<Principal, { kind: 'apiKey' }>
 
-/** How long an API key's principal is used without a lookup: how late another portal sees a revocation. */
+/**
+ * How long an API key's principal is used without a lookup: how late another portal sees a revocation
+ * when the invalidation channel has lost its message (it is down, or reconnecting).
+ */
 export const API_KEY_CACHE_MS = 1_000
 const MAX_CACHED_API_KEYS = 10_000
+const INVALIDATION_TOPIC = 'api-key-principals'
 
 /**
  * API-key principals by key hash, kept for API_KEY_CACHE_MS after their lookup. Every ingest batch and
  * error capture authenticates with a key, and on SQLite the lookup waits for the one connection behind
  * the transaction being committed. A portal that revokes a key, deletes a project or changes its ingest
- * limit calls `forget` and sees the change at once; another portal sees it within API_KEY_CACHE_MS.
+ * limit calls `forget`: it forgets at once, and every portal sharing the database forgets when the
+ * message on `channel` reaches it (milliseconds after the commit), or at the latest when entries expire.
  * Unknown keys are never kept, so a new key works at once.
  */
 export class ApiKeyPrincipalCache {
   private readonly entries = new Map<string, { principal: ApiKeyPrincipal; expiresAt: number }>()
-  /** Moves on every `forget`: a lookup that a forget overtook may have read what was forgotten. */
+  /** Moves on every forget: a lookup that a forget overtook may have read what was forgotten. */
   private generation = 0
+  private readonly unsubscribe: () => void
 
-  constructor(private readonly ttlMs = API_KEY_CACHE_MS) {}
+  constructor(
+    private readonly channel: InvalidationChannel,
+    private readonly ttlMs = API_KEY_CACHE_MS,
+  ) {
+    this.unsubscribe = channel.subscribe(() => this.forgetHere())
+  }
 
   async lookup(keyHash: string, load: () => Promise<ApiKeyPrincipal | undefined>): Promise<ApiKeyPrincipal | undefined> {
     const startedAt = Date.now()
@@ -67,8 +78,21 @@ export class ApiKeyPrincipalCache {
     return principal
   }
 
-  /** Drops every kept principal; called when a key, its project or the project's limit changes. */
-  forget(): void {
+  /**
+   * Drops every kept principal here and tells the other portals to; called when a key, its project or
+   * the project's limit changes. Inside `trx` the others hear it once `trx` commits (and so does this
+   * portal again, for a lookup that read the old row before the commit).
+   */
+  async forget(trx?: Kysely<any>): Promise<void> {
+    this.forgetHere()
+    await this.channel.publish(INVALIDATION_TOPIC, trx)
+  }
+
+  close(): void {
+    this.unsubscribe()
+  }
+
+  private forgetHere(): void {
     this.generation++
     this.entries.clear()
   }

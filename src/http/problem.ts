@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { named } from './openapi-components.ts'
 import { afterOwedAnswers } from './connections.ts'
+import { PoolExhaustedError } from '../storage/storage.ts'
 
 /** A failure with a stable `code`; the error handler turns it into an RFC 9457 problem response. */
 export class ProblemError extends Error {
@@ -61,7 +62,7 @@ const DESCRIPTIONS: Record<number, string> = {
   422: 'The request is well-formed but cannot be applied.',
   429: 'Rate limit reached; retry after `Retry-After` seconds.',
   431: 'The request line and headers are larger than 16 KiB; answered before routing, and the connection is closed.',
-  503: 'The portal is shedding load or its database is unreachable; retry after `Retry-After` seconds.',
+  503: 'The portal is overloaded (`overloaded`: its event loop lags, too many writes wait for their commit, or no database connection came free within DATABASE_POOL_WAIT_MS) or its database is unreachable (`database_unavailable`); retry after `Retry-After` seconds.',
 }
 
 const RETRY_AFTER = { 'Retry-After': { type: 'integer', minimum: 0, description: 'seconds to wait before retrying' } }
@@ -174,6 +175,10 @@ export function problemErrorHandler(isUnavailable: (error: unknown) => boolean) 
     const known = error.code ? FASTIFY_CODES[error.code] : undefined
     if (known) return sendProblem(reply, known[0], known[1], error.message)
     if (error instanceof SyntaxError) return sendProblem(reply, 400, 'invalid_json', `body is not valid JSON: ${error.message}`)
+    if (error instanceof PoolExhaustedError) {
+      request.log.warn({ pool: error.pool, waitedMs: error.waitedMs }, 'database pool exhausted')
+      return sendProblem(reply, 503, 'overloaded', `${error.message}: the portal has more work than connections; retry shortly`, { 'retry-after': '1' })
+    }
     if (isUnavailable(error)) {
       request.log.warn({ err: error }, 'database unavailable')
       return sendProblem(reply, 503, 'database_unavailable', 'the database cannot be reached or refuses writes; retry shortly', { 'retry-after': '5' })

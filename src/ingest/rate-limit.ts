@@ -11,7 +11,7 @@ import { ProblemError } from '../http/problem.ts'
  */
 export interface RateDecision {
   allowed: boolean
-  /** the bucket that refused the batch, or `events` when it was admitted */
+  /** the bucket that refused the batch; when admitted, the one closer to refusing (less of it left) */
   bucket: 'events' | 'batches'
   limit: number
   remaining: number
@@ -25,7 +25,10 @@ export interface RateDecision {
 
 /** The headers every admitted or refused request carries (OpenAPI response headers). */
 export const RATE_HEADERS = {
-  'RateLimit-Limit': { type: 'integer', description: 'the project’s limit, per second, of the bucket reported' },
+  'RateLimit-Limit': {
+    type: 'integer',
+    description: 'the project’s limit, per second, of the bucket reported: the one that refused, else whichever of events and batches has less of itself left',
+  },
   'RateLimit-Remaining': { type: 'integer', description: 'what is left of it now' },
   'RateLimit-Reset': { type: 'integer', description: 'seconds until it is full again' },
 }
@@ -86,7 +89,9 @@ function describe(
   eventsPerSecond: number,
   batchesPerSecond: number,
 ): Omit<RateDecision, 'source'> {
-  const bucket = allowed || !eventsOk ? 'events' : 'batches'
+  // Admitted: the bucket with the smaller share of itself left, so a client pacing itself by the headers
+  // sees the batches limit coming as well as the events one.
+  const bucket = allowed ? (next.batches / batchesPerSecond < next.events / eventsPerSecond ? 'batches' : 'events') : eventsOk ? 'batches' : 'events'
   const [tokens, rate] = bucket === 'events' ? [next.events, eventsPerSecond] : [next.batches, batchesPerSecond]
   const retryAfter = allowed
     ? 0
@@ -149,12 +154,13 @@ return { allowed, tostring(e0), tostring(b0), tostring(now) }
 `
 
 /**
- * Limits shared by every portal instance through Redis. While Redis cannot be reached, each
+ * Limits shared by every portal instance through Redis. While Redis cannot be reached (or does not
+ * answer within REDIS_TIMEOUT_MS: a stalled event loop can make a healthy Redis look late), each
  * instance falls back to its own in-memory buckets (logged once per outage) and returns to the
  * shared ones by itself when Redis answers again.
  */
-export function createRedisRateLimiter(url: string, batchesPerSecond: number, log: FastifyBaseLogger): IngestRateLimiter & { redis: Redis } {
-  const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 500, lazyConnect: false })
+export function createRedisRateLimiter(url: string, batchesPerSecond: number, log: FastifyBaseLogger, commandTimeoutMs: number): IngestRateLimiter & { redis: Redis } {
+  const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: commandTimeoutMs, lazyConnect: false })
   redis.on('error', () => {}) // reported through the fallback warning below, not once per reconnect attempt
   redis.defineCommand('portalTakeTokens', { numberOfKeys: 1, lua: TAKE_SCRIPT })
   const fallback = createMemoryRateLimiter(batchesPerSecond)

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely'
 import type { PortalContext } from '../context.ts'
 import { writeEvents, type AcceptedEvent } from '../modules/write-events.ts'
+import { inClaimOrder } from './claim-order.ts'
 import { claimIdempotencyKey, type StoredResponse } from './idempotency.ts'
 
 /** One request's accepted events, with the idempotency record that must commit with them. */
@@ -20,13 +21,10 @@ export const MAX_BATCHES_PER_TRANSACTION = 200
  * returns false, so that its request replays the first answer instead.
  */
 export async function writeIngestBatches(trx: Kysely<any>, ctx: PortalContext, batches: IngestBatch[]): Promise<boolean[]> {
-  const stored: boolean[] = []
-  const events: AcceptedEvent[] = []
-  for (const batch of batches) {
-    const claimed = batch.key === undefined || (await claimIdempotencyKey(trx, batch.projectId, batch.key, batch.response))
-    stored.push(claimed)
-    if (claimed) events.push(...batch.accepted)
+  const stored = new Map(batches.map((batch) => [batch, true]))
+  for (const batch of inClaimOrder(batches, (batch) => batch)) {
+    stored.set(batch, await claimIdempotencyKey(trx, batch.projectId, batch.key!, batch.response))
   }
-  await writeEvents(trx, ctx, events)
-  return stored
+  await writeEvents(trx, ctx, batches.flatMap((batch) => (stored.get(batch) ? batch.accepted : [])))
+  return batches.map((batch) => stored.get(batch)!)
 }

@@ -152,7 +152,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = a
         operationId: 'revokeApiKey',
         tags,
         summary: 'Revoke an API key; it is refused (401) from then on. Revoking twice is not an error.',
-        description: 'Other portals on the same database refuse it within 1 s: they keep a key’s principal that long.',
+        description: 'Every portal on the same database refuses it once the revoke commits (a message on PostgreSQL LISTEN/NOTIFY, and Redis pub/sub with REDIS_URL); within 1 s if that message is lost.',
         params: KeyParams,
         response: { 204: Type.Null({ description: 'Revoked' }), ...problemResponses(401, 403, 404, 503) },
       },
@@ -166,8 +166,8 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = a
         await db.transaction().execute(async (trx) => {
           await trx.updateTable('api_keys').set({ revoked_at: Date.now() }).where('id', '=', key.id).execute()
           await recordManagementAction(trx, ctx, project.id, principal, 'api_key.revoked', key.id, { prefix: key.prefix })
+          await ctx.apiKeyPrincipals.forget(trx)
         })
-        ctx.apiKeyPrincipals.forget()
       }
       return reply.code(204).send(null)
     },

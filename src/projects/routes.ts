@@ -115,7 +115,7 @@ export const projectRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = 
         operationId: 'deleteProject',
         tags,
         summary: 'Soft-delete a project: it leaves lists and reads, its keys stop working, its rows stay',
-        description: 'Its keys are refused at once here and within 1 s by other portals on the same database, which keep a key’s principal that long.',
+        description: 'Its keys are refused by every portal on the same database once the delete commits (a message on PostgreSQL LISTEN/NOTIFY, and Redis pub/sub with REDIS_URL); within 1 s if that message is lost.',
         params: ProjectParams,
         response: { 204: Type.Null({ description: 'Deleted' }), ...problemResponses(401, 403, 404, 503) },
       },
@@ -126,8 +126,8 @@ export const projectRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = 
       await db.transaction().execute(async (trx) => {
         await recordManagementAction(trx, ctx, project.id, principal, 'project.deleted', project.id)
         await trx.updateTable('projects').set({ deleted_at: Date.now() }).where('id', '=', project.id).execute()
+        await ctx.apiKeyPrincipals.forget(trx)
       })
-      ctx.apiKeyPrincipals.forget()
       return reply.code(204).send(null)
     },
   )

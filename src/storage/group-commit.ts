@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely'
-import type { Storage } from './storage.ts'
+import { PoolExhaustedError, type Storage } from './storage.ts'
 
 export interface GroupCommitter<I, R> {
   /** Resolves with the item's result once the transaction holding it has committed. */
@@ -48,7 +48,8 @@ export function createGroupCommitter<I, R>(
       const results = await storage.db.transaction().execute((trx) => writeAll(trx as Kysely<any>, group.map((entry) => entry.item)))
       group.forEach((entry, index) => entry.resolve(results[index]))
     } catch (error) {
-      if (group.length === 1 || storage.isUnavailable(error)) return group.forEach((entry) => entry.reject(error))
+      // Nor would a database that is down or a pool with no free connection serve them one by one.
+      if (group.length === 1 || storage.isUnavailable(error) || error instanceof PoolExhaustedError) return group.forEach((entry) => entry.reject(error))
       // One item the database refuses must not fail the others that shared its transaction.
       for (const entry of group) await commit([entry])
     }

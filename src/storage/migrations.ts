@@ -129,6 +129,14 @@ export const coreMigrations: Migration[] = [
         .execute()
     },
   },
+  {
+    // One row per lock name for Storage.lockInTransaction on PostgreSQL, whose row locks never confuse
+    // two names the way hashed advisory locks can; SQLite, with its one writer, never reads it.
+    name: 'core/007_transaction_locks',
+    async up(db) {
+      await db.schema.createTable('transaction_locks').ifNotExists().addColumn('name', 'text', (c) => c.primaryKey()).execute()
+    },
+  },
 ]
 
 async function tableColumns(db: Kysely<any>, table: string): Promise<string[]> {

@@ -37,10 +37,12 @@ export interface Storage {
   /** Runs `run` while holding a lock that other portal processes sharing this database respect. */
   withExclusiveLock<T>(name: string, run: () => Promise<T>): Promise<T>
   /**
-   * Inside `trx`, waits for and takes a lock on `name` that lasts until `trx` ends, respected by the
-   * transactions of every portal process sharing this database.
+   * Inside `trx`, waits for and takes a lock on each of `names` that lasts until `trx` ends, respected
+   * by the transactions of every portal process sharing this database. Two names never share a lock.
+   * The names of one call are taken in one order; a caller that takes locks in several calls keeps
+   * the same order of calls everywhere (error groups: fingerprints, then groups).
    */
-  lockInTransaction(trx: Kysely<any>, name: string): Promise<void>
+  lockInTransaction(trx: Kysely<any>, names: string | readonly string[]): Promise<void>
   /**
    * Writes `rows` with `write` (see `rowWrite`) inside the transaction `trx`, the way this database
    * writes many rows fastest.
@@ -59,6 +61,8 @@ export interface Storage {
    * event indexes rebuilt ascending), applied after the shared ones.
    */
   readonly layoutMigrations: Migration[]
+  /** Tells the portals sharing this database that something they keep in memory changed. */
+  readonly invalidations: InvalidationChannel
   /** True when an error means the database cannot be reached or written right now. */
   isUnavailable(error: unknown): boolean
   /** Commits a write: a database that answers reads but refuses writes (disk full, I/O errors) fails it. */
@@ -79,8 +83,43 @@ export interface SpaceManagement {
   close(): Promise<void>
 }
 
+/**
+ * A channel of short messages (topics) to every portal process sharing a database, for what they keep
+ * in memory: a revoked key must stop working everywhere at once, not when a cache entry expires.
+ */
+export interface InvalidationChannel {
+  /** Sends `topic` to every subscriber of every portal, this one's included; inside `trx`, once it commits. */
+  publish(topic: string, trx?: Kysely<any>): Promise<void>
+  /**
+   * Calls `listener` with each topic published, and with null when messages may have been missed (the
+   * channel was down and is back): a listener then forgets everything. Returns the unsubscribe.
+   */
+  subscribe(listener: (topic: string | null) => void): () => void
+  close(): Promise<void>
+}
+
+/**
+ * No connection came free within the wait allowed while the database itself answers: the portal has
+ * more work than connections (a 503 `overloaded`), which is not the database being down.
+ */
+export class PoolExhaustedError extends Error {
+  constructor(
+    /** the pool, as an operator finds it in the configuration: `postgres` (DATABASE_POOL_SIZE connections) or `sqlite` (one) */
+    readonly pool: 'postgres' | 'sqlite',
+    readonly size: number,
+    readonly waitedMs: number,
+  ) {
+    super(`no connection of the ${pool} database pool (${size} connection${size === 1 ? '' : 's'}) came free within ${waitedMs} ms`)
+  }
+}
+
+/** DATABASE_POOL_WAIT_MS's default. */
+export const DEFAULT_POOL_WAIT_MS = 5_000
+
 export interface StorageOptions {
   poolSize: number
+  /** how long a query waits for a connection of the pool before failing with PoolExhaustedError */
+  poolWaitMs?: number
   /** PostgreSQL only: SQLite's calls are synchronous and bounded by its busy timeout */
   queryTimeoutMs: number
   sqliteSynchronous: 'full' | 'normal'
@@ -89,7 +128,7 @@ export interface StorageOptions {
 export async function openStorage(databaseUrl: string, options: StorageOptions): Promise<Storage> {
   if (databaseUrl.startsWith('sqlite:')) {
     const { openSqliteStorage } = await import('./sqlite/sqlite-storage.ts')
-    return openSqliteStorage(databaseUrl.slice('sqlite:'.length), options.sqliteSynchronous)
+    return openSqliteStorage(databaseUrl.slice('sqlite:'.length), options.sqliteSynchronous, undefined, options.poolWaitMs)
   }
   const { openPostgresStorage } = await import('./postgres/postgres-storage.ts')
   return openPostgresStorage(databaseUrl, options)

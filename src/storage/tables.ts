@@ -48,6 +48,8 @@ export interface Database {
   /** a project's retention overrides: `event_type` is a module's type, or `*` for every type */
   project_retention: { project_id: string; event_type: string; days: number; updated_at: number }
   portal_migrations: { name: string; applied_at: number }
+  /** PostgreSQL: one row per name locked by Storage.lockInTransaction */
+  transaction_locks: { name: string }
   /** one row, rewritten by each health check to prove that the database takes writes */
   health_probe: { id: number; checked_at: number }
 }

@@ -7,12 +7,19 @@ export const HOUR_MS = 3_600_000
 
 const startOfHour = (ts: number) => Math.floor(ts / HOUR_MS) * HOUR_MS
 
+/**
+ * Rows each hour's count of a level is spread over. Each transaction adds to one shard picked at
+ * random, so the portals sharing a database seldom wait for each other's commit on one counter row.
+ */
+export const LEVEL_HOUR_SHARDS = 8
+
 /** Adds a batch of logs to the per-hour level counts, in the ingest transaction. */
 export async function countLevelHours(trx: Kysely<any>, events: StoredEvent<Static<typeof LogPayload>>[]): Promise<void> {
-  const counts = new Map<string, { project_id: string; hour: number; level_key: string; level: string | null; events: number }>()
+  const shard = Math.floor(Math.random() * LEVEL_HOUR_SHARDS)
+  const counts = new Map<string, { project_id: string; hour: number; level_key: string; shard: number; level: string | null; events: number }>()
   for (const event of events) {
     const level = event.data.level ?? null
-    const row = { project_id: event.projectId, hour: startOfHour(event.ts), level_key: JSON.stringify(level), level, events: 1 }
+    const row = { project_id: event.projectId, hour: startOfHour(event.ts), level_key: JSON.stringify(level), shard, level, events: 1 }
     const key = `${row.project_id} ${row.hour} ${row.level_key}`
     const counted = counts.get(key)
     if (counted) counted.events += 1
@@ -24,13 +31,13 @@ export async function countLevelHours(trx: Kysely<any>, events: StoredEvent<Stat
     await trx
       .insertInto('log_level_hours')
       .values(rows.slice(start, start + 5000))
-      .onConflict((conflict) => conflict.columns(['project_id', 'hour', 'level_key']).doUpdateSet({ events: sql`${sql.ref('log_level_hours.events')} + excluded.events` }))
+      .onConflict((conflict) => conflict.columns(['project_id', 'hour', 'level_key', 'shard']).doUpdateSet({ events: sql`${sql.ref('log_level_hours.events')} + excluded.events` }))
       .execute()
   }
 }
 
 /**
- * Counts per level of a project's logs in [from, to): whole hours from the hourly counts, and the
+ * Counts per level of a project's logs in [from, to): whole hours from the hourly counts (all shards), and the
  * partial hours at either end from the logs themselves.
  */
 export async function countLevels(

@@ -30,4 +30,32 @@ export const logMigrations: Migration[] = [
       for (let start = 0; start < rows.length; start += 1000) await db.insertInto('log_level_hours').values(rows.slice(start, start + 1000)).execute()
     },
   },
+  {
+    // A shard in the key: every ingest transaction of a busy project added to one row per hour and level,
+    // so PostgreSQL queued the portals' commits on that row's lock. Counts are summed across shards on read.
+    name: 'logs/003_level_hour_shards',
+    async up(db, t) {
+      const tables = await db.introspection.getTables()
+      const current = tables.find((table) => table.name === 'log_level_hours')
+      if (current?.columns.some((column) => column.name === 'shard')) return
+      await db.schema.dropTable('log_level_hours_sharded').ifExists().execute()
+      await db.schema
+        .createTable('log_level_hours_sharded')
+        .addColumn('project_id', 'text', (c) => c.notNull())
+        .addColumn('hour', t.bigint, (c) => c.notNull())
+        .addColumn('level_key', 'text', (c) => c.notNull())
+        .addColumn('shard', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('level', 'text')
+        .addColumn('events', t.bigint, (c) => c.notNull())
+        .addPrimaryKeyConstraint('log_level_hour_shards_pk', ['project_id', 'hour', 'level_key', 'shard'])
+        .execute()
+      await db
+        .insertInto('log_level_hours_sharded')
+        .columns(['project_id', 'hour', 'level_key', 'level', 'events'])
+        .expression(db.selectFrom('log_level_hours').select(['project_id', 'hour', 'level_key', 'level', 'events']))
+        .execute()
+      await db.schema.dropTable('log_level_hours').execute()
+      await db.schema.alterTable('log_level_hours_sharded').renameTo('log_level_hours').execute()
+    },
+  },
 ]

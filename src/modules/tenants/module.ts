@@ -29,8 +29,8 @@ export const tenantsModule = defineModule({
     for (const [projectId, { limit }] of latestLimit) {
       await trx.updateTable('projects').set({ ingest_events_per_second: limit }).where('id', '=', projectId).execute()
     }
-    // Before the commit, so a lookup racing it may keep the old limit: for at most API_KEY_CACHE_MS.
-    if (latestLimit.size > 0) ctx.apiKeyPrincipals.forget()
+    // Every portal forgets the old limit when this transaction commits.
+    if (latestLimit.size > 0) await ctx.apiKeyPrincipals.forget(trx)
   },
   summaries: {
     plans: { table: 'tenant_plan_summary', columns: ['tenant_project_id'] },

@@ -1,21 +1,26 @@
 import pg from 'pg'
 import { Kysely, PostgresDialect, sql } from 'kysely'
 import { rankedPercentiles } from '../percentiles.ts'
-import { likePattern, MAX_VALUES_PER_STATEMENT, writeHealthProbe, type Storage, type StorageOptions } from '../storage.ts'
+import { DEFAULT_POOL_WAIT_MS, likePattern, MAX_VALUES_PER_STATEMENT, PoolExhaustedError, writeHealthProbe, type Storage, type StorageOptions } from '../storage.ts'
 import type { Database } from '../tables.ts'
 import { postgresLayoutMigrations } from './postgres-migrations.ts'
 import { postgresSpace } from './postgres-space.ts'
+import { postgresInvalidations } from './postgres-invalidations.ts'
 
 const INT8_OID = 20
 // Class 08 (connection), 53 (insufficient resources), 57P (operator intervention: shutdown, crash).
 const UNAVAILABLE_SQLSTATE = /^(08|53|57P)/
 const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN'])
 
-export function openPostgresStorage(url: string, { poolSize, queryTimeoutMs }: Pick<StorageOptions, 'poolSize' | 'queryTimeoutMs'>): Storage {
+export function openPostgresStorage(
+  url: string,
+  { poolSize, queryTimeoutMs, poolWaitMs = DEFAULT_POOL_WAIT_MS }: Pick<StorageOptions, 'poolSize' | 'queryTimeoutMs' | 'poolWaitMs'>,
+): Storage {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
-    connectionTimeoutMillis: 5000,
+    // Bounds both the wait for a busy pool's next free connection and the opening of a new one.
+    connectionTimeoutMillis: poolWaitMs,
     // Without it a query sent into a network partition waits for ever, and so does its request. The client
     // stays busy with the lost query until its connection resets; the pool then discards it.
     query_timeout: queryTimeoutMs,
@@ -28,7 +33,18 @@ export function openPostgresStorage(url: string, { poolSize, queryTimeoutMs }: P
   // pool discards it on release.
   pool.on('error', () => {})
   pool.on('connect', (client) => client.on('error', () => {}))
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  // pg-pool says this only of a wait for a busy pool's next free connection; a new connection that cannot
+  // be opened in time fails otherwise ("Connection terminated due to connection timeout"): the server's fault.
+  const connectWithin = async (): Promise<pg.PoolClient> => {
+    try {
+      return await pool.connect()
+    } catch (error) {
+      if (error instanceof Error && error.message === 'timeout exceeded when trying to connect') throw new PoolExhaustedError('postgres', poolSize, poolWaitMs)
+      throw error
+    }
+  }
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: { connect: connectWithin, end: () => pool.end() } }) })
+  const invalidations = postgresInvalidations(url, db)
 
   return {
     dialect: 'postgres',
@@ -42,8 +58,11 @@ export function openPostgresStorage(url: string, { poolSize, queryTimeoutMs }: P
     percentilesByGroup: (values, columns, percentiles) =>
       rankedPercentiles(values, columns.map((name) => ({ name, expression: sql.ref(name) })), percentiles, db as unknown as Kysely<any>),
     forUpdateSkipLocked: (query) => query.forUpdate().skipLocked() as typeof query,
+    // The lock's session is a connection of its own: `run` queries through the pool, which may have just one.
     async withExclusiveLock(name, run) {
-      const client = await pool.connect()
+      const client = new pg.Client({ connectionString: url })
+      client.on('error', () => {})
+      await client.connect()
       try {
         await client.query('select pg_advisory_lock(hashtext($1))', [name])
         try {
@@ -52,11 +71,16 @@ export function openPostgresStorage(url: string, { poolSize, queryTimeoutMs }: P
           await client.query('select pg_advisory_unlock(hashtext($1))', [name])
         }
       } finally {
-        client.release()
+        await client.end().catch(() => {})
       }
     },
-    async lockInTransaction(trx, name) {
-      await sql`select pg_advisory_xact_lock(hashtext(${name}))`.execute(trx)
+    // A row lock on the name's own row, not an advisory lock: those take a 64-bit key, so two names
+    // could share one. `do update … where false` locks an existing row without writing it again.
+    async lockInTransaction(trx, names) {
+      const unique = [...new Set(typeof names === 'string' ? [names] : names)]
+      if (unique.length === 0) return
+      await sql`insert into transaction_locks (name) select name from unnest(${unique}::text[]) as name order by name collate "C"
+        on conflict (name) do update set name = excluded.name where false`.execute(trx)
     },
     // One statement per chunk of rows: each statement is a round trip to the server.
     async writeRows(trx, write, rows) {
@@ -67,6 +91,7 @@ export function openPostgresStorage(url: string, { poolSize, queryTimeoutMs }: P
     },
     space: postgresSpace(db),
     layoutMigrations: postgresLayoutMigrations,
+    invalidations,
     isUnavailable(error) {
       const code = String((error as { code?: unknown })?.code ?? '')
       if (UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_NODE_CODES.has(code)) return true
@@ -75,6 +100,7 @@ export function openPostgresStorage(url: string, { poolSize, queryTimeoutMs }: P
     },
     ping: () => writeHealthProbe(db),
     async close() {
+      await invalidations.close()
       await db.destroy()
     },
   }

@@ -3,11 +3,12 @@ import path from 'node:path'
 import SQLite from 'better-sqlite3'
 import { Kysely, SqliteDialect, SqliteDriver, sql, type DatabaseConnection, type Driver } from 'kysely'
 import { percentilesAtRanks } from '../percentiles.ts'
-import { likePattern, writeHealthProbe, type Storage } from '../storage.ts'
+import { DEFAULT_POOL_WAIT_MS, likePattern, PoolExhaustedError, writeHealthProbe, type Storage } from '../storage.ts'
 import type { Database } from '../tables.ts'
 import { walSync, type WalSync } from './wal-sync.ts'
 import { sqliteLayoutMigrations } from './sqlite-migrations.ts'
 import { sqliteSpace } from './sqlite-space.ts'
+import { sqliteInvalidations } from './sqlite-invalidations.ts'
 
 // SQLite's own, and the file system's that the WAL's fsync can fail with.
 const UNAVAILABLE_CODES = new Set(['SQLITE_READONLY', 'SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_CANTOPEN', 'SQLITE_BUSY', 'SQLITE_CORRUPT', 'EIO', 'ENOSPC', 'EDQUOT', 'EROFS', 'EFBIG'])
@@ -15,7 +16,12 @@ const UNAVAILABLE_CODES = new Set(['SQLITE_READONLY', 'SQLITE_FULL', 'SQLITE_IOE
 const STATEMENT_CACHE_SIZE = 500
 
 /** `makeWalSync` is for the tests, which watch when the WAL is synced. */
-export function openSqliteStorage(file: string, synchronous: 'full' | 'normal', makeWalSync: (walFile: string) => WalSync = walSync): Storage {
+export function openSqliteStorage(
+  file: string,
+  synchronous: 'full' | 'normal',
+  makeWalSync: (walFile: string) => WalSync = walSync,
+  connectionWaitMs = DEFAULT_POOL_WAIT_MS,
+): Storage {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true })
   const database = new SQLite(file)
   // Takes effect only in a new, empty file: pages the retention job frees can then go back to the file system.
@@ -35,8 +41,9 @@ export function openSqliteStorage(file: string, synchronous: 'full' | 'normal', 
   // temp_store stays on disk: in memory it would spare the statement journals that multi-row upserts
   // spill, but SQLite's sorts would then grow without bound (see README, Errors module).
   const statements = new StatementCache(database)
-  const db = new Kysely<Database>({ dialect: new PortalSqliteDialect(statements, walSyncer) })
+  const db = new Kysely<Database>({ dialect: new PortalSqliteDialect(statements, walSyncer, connectionWaitMs) })
   const space = sqliteSpace(db, database, path.resolve(file))
+  const invalidations = sqliteInvalidations(file === ':memory:' ? file : path.resolve(file))
 
   return {
     dialect: 'sqlite',
@@ -74,11 +81,13 @@ export function openSqliteStorage(file: string, synchronous: 'full' | 'normal', 
     },
     space,
     layoutMigrations: sqliteLayoutMigrations,
+    invalidations,
     // Extended codes (SQLITE_IOERR_WRITE, SQLITE_READONLY_DBMOVED) share their primary code's first two words.
     isUnavailable: (error) => UNAVAILABLE_CODES.has(String((error as { code?: unknown })?.code ?? '').split('_').slice(0, 2).join('_')),
     ping: () => writeHealthProbe(db),
     async close() {
       await space.close()
+      await invalidations.close()
       await db.destroy()
       await walSyncer?.close()
     },
@@ -90,12 +99,13 @@ class PortalSqliteDialect extends SqliteDialect {
   constructor(
     private readonly statements: StatementCache,
     private readonly walSyncer: WalSync | null,
+    private readonly connectionWaitMs: number,
   ) {
     super({ database: statements })
   }
 
   override createDriver(): Driver {
-    return new PortalSqliteDriver(this.statements, this.walSyncer)
+    return new PortalSqliteDriver(this.statements, this.walSyncer, this.connectionWaitMs)
   }
 }
 
@@ -104,11 +114,32 @@ class PortalSqliteDialect extends SqliteDialect {
  * already, and (given a WAL syncer) writes that resolve only once their commit is on disk.
  */
 class PortalSqliteDriver extends SqliteDriver {
+  /** queries and transactions that hold or wait for the one connection; with none, acquiring needs no timer */
+  private users = 0
+
   constructor(
     private readonly statements: StatementCache,
     private readonly walSyncer: WalSync | null,
+    private readonly connectionWaitMs: number,
   ) {
     super({ database: statements })
+  }
+
+  // The one connection is the pool: a caller that waited longer than the configured wait for it gets
+  // PoolExhaustedError (a 503 `overloaded`), and the connection it would have got is handed on untouched.
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    if (this.users++ === 0) return super.acquireConnection()
+    const acquiring = super.acquireConnection()
+    let timer: NodeJS.Timeout | undefined
+    const timedOut = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), this.connectionWaitMs)))
+    const connection = await Promise.race([acquiring, timedOut])
+    clearTimeout(timer)
+    if (connection) return connection
+    void acquiring.then(() => {
+      this.users--
+      return super.releaseConnection()
+    })
+    throw new PoolExhaustedError('sqlite', 1, this.connectionWaitMs)
   }
 
   // SQLite rolls a transaction back by itself when its COMMIT fails on a full disk or an I/O error;
@@ -121,6 +152,7 @@ class PortalSqliteDriver extends SqliteDriver {
   // caller sees its result. The connection is free for others first; the caller alone waits for the fsync.
   override async releaseConnection() {
     const committedWrites = this.statements.takeWrites() && !this.statements.database.inTransaction
+    this.users--
     await super.releaseConnection()
     if (committedWrites && this.walSyncer) await this.walSyncer.sync()
   }
