@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import type { Migration } from '../storage/migrations.ts'
 import { createEventTableV1 } from '../storage/frozen/event-table-v1.ts'
 
@@ -98,6 +99,18 @@ export const webhookEventMigrations: Migration[] = [
         .ifNotExists()
         .on('webhook_events')
         .columns(['project_id', 'destination', 'url', 'status_code', 'ts'])
+        .execute(),
+  },
+  {
+    // Claims count every instance's live leases per endpoint; only leased deliveries are in this index.
+    name: 'webhooks/004_delivery_leases_index',
+    up: (db) =>
+      db.schema
+        .createIndex('webhook_deliveries_leased_idx')
+        .ifNotExists()
+        .on('webhook_deliveries')
+        .columns(['leased_until', 'endpoint_id'])
+        .where(sql.ref('leased_until'), 'is not', null)
         .execute(),
   },
 ]

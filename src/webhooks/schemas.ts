@@ -53,8 +53,21 @@ export const DeliveryStatusSchema = Type.Union([Type.Literal('pending'), Type.Li
 })
 
 export const AttemptStatusSchema = Type.Union(
-  [Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('timeout'), Type.Literal('network_error'), Type.Literal('refused')],
-  { description: 'succeeded: 2xx; failed: any other answer; timeout: no full answer within WEBHOOK_TIMEOUT_MS; network_error: connection failed or reset; refused: the SSRF guard' },
+  [
+    Type.Literal('in_progress'),
+    Type.Literal('succeeded'),
+    Type.Literal('failed'),
+    Type.Literal('timeout'),
+    Type.Literal('network_error'),
+    Type.Literal('refused'),
+    Type.Literal('interrupted'),
+  ],
+  {
+    description:
+      'in_progress: recorded before the request left, no outcome yet; succeeded: 2xx; failed: any other answer; timeout: no full answer within WEBHOOK_TIMEOUT_MS; ' +
+      'network_error: connection failed or reset; refused: the SSRF guard; interrupted: the portal instance sending it stopped (a crash) before recording an outcome — ' +
+      'the receiver may have got it; it counts as an attempt and the next one follows once its lease runs out',
+  },
 )
 
 export const EnqueuedDelivery = Type.Object({ id: Type.String({ description: 'dlv_…' }), endpointId: Type.String(), status: DeliveryStatusSchema })
@@ -77,7 +90,7 @@ export const Attempt = Type.Object({
   number: Type.Integer({ minimum: 1 }),
   status: AttemptStatusSchema,
   startedAt: Time(),
-  durationMs: Type.Integer(),
+  durationMs: Type.Integer({ description: '0 while in_progress and for an interrupted attempt' }),
   request: Type.Object({
     url: Type.String(),
     method: Type.String(),
