@@ -13,6 +13,8 @@ export interface Config {
   secretKey: string | undefined
   bootstrapToken: string | undefined
   redisUrl: string | undefined
+  /** the bearer `GET /metrics` takes; without it the route is not served */
+  metricsToken: string | undefined
   /** OIDC bearers, accepted beside access tokens when `jwksUrl` is set */
   oidc: { jwksUrl: string; issuer: string | undefined; audience: string | undefined; orgClaim: string; roleClaim: string } | undefined
   logLevel: string
@@ -59,6 +61,7 @@ export function loadConfig(env: Env = process.env): Config {
     secretKey: optional(env, 'PORTAL_SECRET_KEY'),
     bootstrapToken: bootstrapToken(env),
     redisUrl: redisUrl(env),
+    metricsToken: metricsToken(env),
     oidc: oidc(env),
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', LOG_LEVELS),
     ingest: {
@@ -133,6 +136,13 @@ function redisUrl(env: Env): string | undefined {
   const raw = optional(env, 'REDIS_URL')
   if (raw === undefined) return undefined
   if (!/^rediss?:\/\/.+/.test(raw)) throw new ConfigError('REDIS_URL must be redis://host:port or rediss://host:port')
+  return raw
+}
+
+function metricsToken(env: Env): string | undefined {
+  const raw = optional(env, 'METRICS_TOKEN')
+  if (raw === undefined) return undefined
+  if (!/^[\x21-\x7e]{16,}$/.test(raw)) throw new ConfigError('METRICS_TOKEN must be at least 16 printable characters without spaces')
   return raw
 }
 

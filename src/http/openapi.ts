@@ -32,6 +32,7 @@ export const openApiPlugin = fp(async (app) => {
         securitySchemes: {
           accessToken: { type: 'http', scheme: 'bearer', description: 'pat_… access token: admin (everything) or viewer (reads only).' },
           apiKey: { type: 'http', scheme: 'bearer', description: 'pk_… project API key: ingest and error capture only.' },
+          metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN: `GET /metrics` only.' },
         },
       },
       security: [{ accessToken: [] }],

@@ -1,6 +1,7 @@
 import { Type, type TSchema } from 'typebox'
 import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { countRefusal } from '../metrics/metrics.ts'
 
 /** A failure with a stable `code`; the error handler turns it into an RFC 9457 problem response. */
 export class ProblemError extends Error {
@@ -68,6 +69,7 @@ export function problemResponses(...statuses: number[]): Record<number, TSchema>
 }
 
 export function sendProblem(reply: FastifyReply, status: number, code: string, detail: string, headers: Record<string, string> = {}) {
+  countRefusal(status, code)
   return reply
     .code(status)
     .headers(headers)

@@ -8,8 +8,9 @@ import { refuseWhenBacklogged } from '../http/load-shedding.ts'
 import { ProblemError, problemErrorHandler, problemResponses } from '../http/problem.ts'
 import { sha256Hex } from '../identity/secrets.ts'
 import { newId } from '../ids.ts'
-import { modules } from '../modules/registry.ts'
+import { moduleByType, modules } from '../modules/registry.ts'
 import type { AcceptedEvent } from '../modules/write-events.ts'
+import { countIngestEvents } from '../metrics/metrics.ts'
 import { createGroupCommitter } from '../storage/group-commit.ts'
 import { findStoredResponse, idempotencyKeyOf, replay, type StoredResponse } from './idempotency.ts'
 import { MAX_BATCHES_PER_TRANSACTION, writeIngestBatches, type IngestBatch } from './write-batches.ts'
@@ -44,6 +45,7 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = a
     (trx, batches) => writeIngestBatches(trx, ctx, batches),
     MAX_BATCHES_PER_TRANSACTION,
     (batch) => batch.accepted.length,
+    'ingest',
   )
   app.addHook('onClose', () => committer.close())
 
@@ -121,6 +123,7 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = a
         if (first) return replay(reply, first)
         throw new ProblemError(409, 'idempotency_key_in_flight', 'X-Service-Idempotency-Key: a request with this key is still being processed; retry')
       }
+      countIngestEvents(accepted, rejected.map(({ index }) => moduleByType.get((events[index] as { type?: string } | null)?.type ?? '')?.type ?? 'unknown'))
       return reply.code(200).type('application/json').send(response.body)
     },
   )

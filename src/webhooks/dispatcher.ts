@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely'
 import type { PortalContext } from '../context.ts'
 import { newId } from '../ids.ts'
+import { countWebhookAttempts } from '../metrics/metrics.ts'
 import { createDeliveryAgent } from './address-guard.ts'
 import { disableEndpoint, signingSecrets } from './endpoint-store.ts'
 import { renderBody } from './render.ts'
@@ -114,6 +115,8 @@ export async function startDispatcher(ctx: PortalContext): Promise<() => Promise
     try {
       const { claimed, nextDueAt } = await db.transaction().execute(async (trx) => {
         if (outcomes.length > 0) await recordOutcomes(ctx, trx, instance, outcomes)
+        // Counted before the commit, so that a reader who sees the outcome sees it counted.
+        countWebhookAttempts(outcomes.map(({ result }) => result.status))
         return { claimed: free > 0 ? await claimDue(ctx, trx, instance, free) : [], nextDueAt: await nextDue(trx) }
       })
       for (const delivery of claimed) launch(delivery)
@@ -271,6 +274,7 @@ async function countInterrupted(trx: WebhookDb, candidates: Candidate[], now: nu
       live.push({ ...candidate, lease: null })
       continue
     }
+    countWebhookAttempts(['interrupted'])
     const attemptCount = candidate.attempt_count + 1
     const ended = attemptCount >= candidate.final_attempt
     await trx

@@ -2,6 +2,7 @@ import pg from 'pg'
 import { Kysely, PostgresDialect, sql } from 'kysely'
 import { likePattern, MAX_VALUES_PER_STATEMENT, writeHealthProbe, type Storage, type StorageOptions } from '../storage.ts'
 import type { Database } from '../tables.ts'
+import { trackPool } from '../../metrics/metrics.ts'
 
 const INT8_OID = 20
 // Class 08 (connection), 53 (insufficient resources), 57P (operator intervention: shutdown, crash).
@@ -26,6 +27,7 @@ export function openPostgresStorage(url: string, { poolSize, queryTimeoutMs }: P
   pool.on('error', () => {})
   pool.on('connect', (client) => client.on('error', () => {}))
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  const untrackPool = trackPool(pool)
 
   return {
     dialect: 'postgres',
@@ -67,6 +69,7 @@ export function openPostgresStorage(url: string, { poolSize, queryTimeoutMs }: P
     },
     ping: () => writeHealthProbe(db),
     async close() {
+      untrackPool()
       await db.destroy()
     },
   }
