@@ -1,5 +1,6 @@
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
+import fs from 'node:fs'
 import parsePrometheusTextFormat, { type MetricFamily } from 'parse-prometheus-text-format'
 import { createProject, DIALECTS, event, ingest, startTestPortal, type TestPortal } from '../support/portal.ts'
 import { createEndpoint, deliver, endedDelivery } from '../webhooks/api.ts'
@@ -86,6 +87,9 @@ for (const dialect of DIALECTS) {
       ]
       for (const [name, type] of expected) assert.equal(scraped.get(name)?.type, type, name)
       assert.ok(sample(scraped, 'nodejs_eventloop_lag_p99_seconds') > 0)
+      const dashboard = fs.readFileSync(new URL('../../docs/grafana-dashboard.json', import.meta.url), 'utf8')
+      const used = new Set([...dashboard.matchAll(/\b(?:portal|nodejs)_[a-z0-9_]+/g)].map(([name]) => name.replace(/_(bucket|sum|count)$/, '')))
+      for (const name of used) assert.ok(scraped.has(name), `docs/grafana-dashboard.json uses ${name}, which is exported`)
       const pool = scraped.get('portal_db_pool_connections')!.metrics
       if (dialect === 'postgres') assert.ok(pool.some((m) => m.labels?.state === 'idle'), 'the PostgreSQL pool is reported')
       else assert.equal(pool.length, 0, 'SQLite has no pool')
