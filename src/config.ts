@@ -18,6 +18,8 @@ export interface Config {
   redisUrl: string | undefined
   /** how long a Redis command (a rate-limit decision, a published invalidation) may take before the portal carries on without Redis */
   redisTimeoutMs: number
+  /** the bearer `GET /metrics` takes; without it the route is not served */
+  metricsToken: string | undefined
   /** OIDC bearers, accepted beside access tokens when `jwksUrl` is set */
   oidc: { jwksUrl: string; issuer: string | undefined; audience: string | undefined; orgClaim: string; roleClaim: string } | undefined
   logLevel: string
@@ -85,6 +87,7 @@ export function loadConfig(env: Env = process.env): Config {
     bootstrapToken: bootstrapToken(env),
     redisUrl: redisUrl(env),
     redisTimeoutMs: integer(env, 'REDIS_TIMEOUT_MS', 500, 10, 60_000),
+    metricsToken: metricsToken(env),
     oidc: oidc(env),
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', LOG_LEVELS),
     http: httpLimits(env),
@@ -165,6 +168,13 @@ function redisUrl(env: Env): string | undefined {
   const raw = optional(env, 'REDIS_URL')
   if (raw === undefined) return undefined
   if (!/^rediss?:\/\/.+/.test(raw)) throw new ConfigError('REDIS_URL must be redis://host:port or rediss://host:port')
+  return raw
+}
+
+function metricsToken(env: Env): string | undefined {
+  const raw = optional(env, 'METRICS_TOKEN')
+  if (raw === undefined) return undefined
+  if (!/^[\x21-\x7e]{16,}$/.test(raw)) throw new ConfigError('METRICS_TOKEN must be at least 16 printable characters without spaces')
   return raw
 }
 

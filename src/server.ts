@@ -16,6 +16,7 @@ import { uiPlugin } from './http/ui.ts'
 import { validatorCompiler } from './http/validation.ts'
 import { MAX_BODY_DEPTH, parseJsonBody, replaceNulInParameters } from './http/json-body.ts'
 import { eventReads } from './modules/event-reads.ts'
+import { metricsPlugin } from './metrics/routes.ts'
 import { modules } from './modules/registry.ts'
 import { apiKeyRoutes } from './projects/api-key-routes.ts'
 import { projectRoutes } from './projects/routes.ts'
@@ -76,6 +77,7 @@ export async function buildServer(ctx: PortalContext) {
   })
   await app.register(connectionLimits, { ctx })
   await app.register(openApiPlugin)
+  await app.register(metricsPlugin, { ctx })
   await app.register(authPlugin, { ctx })
 
   await app.register(healthRoutes, { ctx })

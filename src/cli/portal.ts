@@ -4,6 +4,7 @@ import { createAccessToken, createOrganization, DEFAULT_ORG_ID } from '../identi
 import { allMigrations, createLogger, openMigratedStorage, startPortal } from '../portal.ts'
 import { migrate } from '../storage/migrations.ts'
 import { openStorage } from '../storage/storage.ts'
+import { backupEmbedded, BackupError } from './backup.ts'
 
 const USAGE = `usage: portal <command>
 
@@ -13,6 +14,8 @@ const USAGE = `usage: portal <command>
   token create --role admin|viewer [--name NAME] [--org ORG_ID]
                                           create an access token and print it once
   org create --name NAME                  create an organisation and print its id
+  backup DEST_DIR                         copy the SQLite database (online, while the portal runs) and
+                                          the secret.key file into DEST_DIR; see docs/operations-guide.md
 
 Configuration comes from the environment (see README).`
 
@@ -54,6 +57,12 @@ async function main(argv: string[]) {
     }
     return
   }
+  if (command === 'backup') {
+    if (!sub) throw new UsageError('backup needs a destination folder')
+    const written = await backupEmbedded(config, sub)
+    console.log(`backed up ${written.join(', ')}`)
+    return
+  }
   throw new UsageError(`unknown command: ${argv.join(' ')}`)
 }
 
@@ -80,7 +89,7 @@ async function serve(config: ReturnType<typeof loadConfig>) {
 class UsageError extends Error {}
 
 main(process.argv.slice(2)).catch((error) => {
-  if (error instanceof ConfigError || error instanceof UsageError) {
+  if (error instanceof ConfigError || error instanceof UsageError || error instanceof BackupError) {
     console.error(`portal: ${error.message}`)
     if (error instanceof UsageError) console.error(`\n${USAGE}`)
     process.exit(2)

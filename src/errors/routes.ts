@@ -58,7 +58,7 @@ export const errorRoutes: FastifyPluginAsync<{ ctx: PortalContext }> = async (pl
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>()
   const db = ctx.storage.db as unknown as Kysely<any>
   // Captures arriving together share one transaction; each is answered once it is committed.
-  const committer = createGroupCommitter<Capture, RecordedOccurrence | undefined>(ctx.storage, (trx, captures) => recordCaptures(trx, ctx, captures), MAX_CAPTURES_PER_TRANSACTION)
+  const committer = createGroupCommitter<Capture, RecordedOccurrence | undefined>(ctx.storage, (trx, captures) => recordCaptures(trx, ctx, captures), MAX_CAPTURES_PER_TRANSACTION, undefined, 'errors')
   app.addHook('onClose', () => committer.close())
 
   app.post(

@@ -68,6 +68,7 @@ export const openApiPlugin = fp(async (app) => {
             bearerFormat: 'pk_… project API key',
             description: 'A project API key: write-only, bound to one project, where its scopes allow: signed ingest and error capture (`ingest`), OTLP (`otlp`), Sentry (`sentry`); 403 everywhere else.',
           },
+          metricsToken: { type: 'http', scheme: 'bearer', bearerFormat: 'METRICS_TOKEN', description: 'The METRICS_TOKEN of this install: `GET /metrics` only.' },
         },
       },
       security: [{ accessToken: [] }],

@@ -5,6 +5,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { named } from './openapi-components.ts'
 import { afterOwedAnswers } from './connections.ts'
 import { PoolExhaustedError } from '../storage/storage.ts'
+import { countRefusal } from '../metrics/metrics.ts'
 
 /** A failure with a stable `code`; the error handler turns it into an RFC 9457 problem response. */
 export class ProblemError extends Error {
@@ -151,6 +152,7 @@ export function problemTitle(status: number): string {
 }
 
 export function sendProblem(reply: FastifyReply, status: number, code: string, detail: string, headers: Record<string, string> = {}) {
+  countRefusal(status, code)
   return reply
     .code(status)
     .headers(headers)

@@ -3,6 +3,8 @@ import type { PortalContext } from '../context.ts'
 import type { Principal } from '../http/auth.ts'
 import { refuseWhenBacklogged } from '../http/load-shedding.ts'
 import { newId } from '../ids.ts'
+import { countIngestEvents } from '../metrics/metrics.ts'
+import { moduleByType } from '../modules/registry.ts'
 import type { AcceptedEvent } from '../modules/write-events.ts'
 import { createGroupCommitter, type GroupCommitter } from '../storage/group-commit.ts'
 import { admitToProject } from './rate-limit.ts'
@@ -40,6 +42,7 @@ export function createIngestPipeline(ctx: PortalContext): IngestPipeline {
     (trx, batches) => writeIngestBatches(trx, ctx, batches),
     MAX_BATCHES_PER_TRANSACTION,
     (batch) => batch.accepted.length,
+    'ingest',
   )
   return {
     refuseWhenBacklogged: () => refuseWhenBacklogged(committer, ctx.config.loadShedding),
@@ -53,9 +56,14 @@ export function createIngestPipeline(ctx: PortalContext): IngestPipeline {
         const event = { id: newId('evt', receivedAt), projectId, ts: checked.ts, receivedAt, data: checked.data }
         accepted.push({ module: checked.module, event, dataJson: checked.dataJson })
       })
+      countIngestEvents([], rejected.map(({ index }) => moduleByType.get((events[index] as { type?: unknown } | null)?.type as string)?.type ?? 'unknown'))
       return { accepted, rejected }
     },
-    commit: (batch) => committer.write(batch),
+    async commit(batch) {
+      const stored = await committer.write(batch)
+      if (stored) countIngestEvents(batch.accepted, [])
+      return stored
+    },
     close: () => committer.close(),
   }
 }

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import { observeCommit, trackBacklog } from '../metrics/metrics.ts'
 import { PoolExhaustedError, type Storage } from './storage.ts'
 
 export interface GroupCommitter<I, R> {
@@ -27,10 +28,13 @@ export function createGroupCommitter<I, R>(
   writeAll: (trx: Kysely<any>, items: I[]) => Promise<R[]>,
   maxItemsPerTransaction: number,
   weigh: (item: I) => number = () => 1,
+  /** the write path's name in metrics */
+  name = 'writes',
 ): GroupCommitter<I, R> {
   let pending: Pending<I, R>[] = []
   let draining: Promise<void> | null = null
   let backlog = 0
+  const untrackBacklog = trackBacklog(name, () => backlog)
 
   async function drain() {
     // Let the requests already read in this turn of the event loop join the first group.
@@ -45,7 +49,9 @@ export function createGroupCommitter<I, R>(
 
   async function commit(group: Pending<I, R>[]) {
     try {
+      const startedAt = performance.now()
       const results = await storage.db.transaction().execute((trx) => writeAll(trx as Kysely<any>, group.map((entry) => entry.item)))
+      observeCommit(name, group.length, (performance.now() - startedAt) / 1000)
       group.forEach((entry, index) => entry.resolve(results[index]))
     } catch (error) {
       // Nor would a database that is down or a pool with no free connection serve them one by one.
@@ -68,6 +74,7 @@ export function createGroupCommitter<I, R>(
       return backlog
     },
     async close() {
+      untrackBacklog()
       await draining
     },
   }

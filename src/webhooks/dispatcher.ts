@@ -1,18 +1,22 @@
 import { sql, type Kysely } from 'kysely'
 import type { PortalContext } from '../context.ts'
 import { newId } from '../ids.ts'
+import { countWebhookAttempts } from '../metrics/metrics.ts'
 import { createDeliveryAgent } from './address-guard.ts'
-import { disableEndpoint, signingSecrets, type SigningSecret } from './endpoint-store.ts'
+import { disableEndpoint, signingSecrets } from './endpoint-store.ts'
 import { renderBody } from './render.ts'
-import { sendAttempt, type AttemptResult } from './send-attempt.ts'
+import { prepareRequest, sendAttempt, type AttemptResult, type PreparedRequest } from './send-attempt.ts'
 import { standardWebhookSignature } from './signing.ts'
-import type { DeliveryStatus, DisabledReason, EndpointKind, WebhookDb, WebhookTables } from './tables.ts'
+import type { AttemptStatus, DeliveryStatus, DisabledReason, WebhookDb, WebhookTables } from './tables.ts'
 import { webhookDb } from './tables.ts'
 
 // A lease outlives the longest attempt by this much; only a crashed instance's deliveries wait for it to run out.
 const LEASE_MARGIN_MS = 30_000
+// Deliveries another instance enqueued, or that wait for a busy endpoint, are found by this poll at the latest;
+// retries are not: every cycle wakes at the next due time it reads.
 const IDLE_POLL_MS = 200
 const ERROR_BACKOFF_MS = 1_000
+const MAX_ENDPOINTS_PER_CLAIM = 1_000
 // A receiver's Retry-After is honoured up to a day; beyond that the schedule's own delay applies.
 const MAX_RETRY_AFTER_MS = 86_400_000
 const JITTER = 0.2
@@ -36,11 +40,8 @@ interface ClaimedDelivery {
   eventType: string
   number: number
   finalAttempt: number
-  url: string
-  kind: EndpointKind
-  payload: Record<string, unknown>
-  messageCreatedAt: number
-  secrets: SigningSecret[]
+  secretId: string | null
+  request: PreparedRequest
 }
 
 interface Outcome {
@@ -73,7 +74,6 @@ export async function startDispatcher(ctx: PortalContext): Promise<() => Promise
   const db = webhookDb(ctx.storage)
   const instance = newId('dsp')
   const agent = createDeliveryAgent({ allowPrivateNetworks, timeoutMs, connections: concurrency })
-  const inFlightByEndpoint = new Map<string, number>()
   const sending = new Set<Promise<void>>()
   const finished: Outcome[] = []
   let state: DispatcherState = 'running'
@@ -98,62 +98,48 @@ export async function startDispatcher(ctx: PortalContext): Promise<() => Promise
 
   function startCycle() {
     scheduled = undefined
-    cycling = cycle().then((delay) => {
+    cycling = cycle().then(({ failed, delay }) => {
       cycling = null
-      if (wakeRequested || (finished.length > 0 && delay === 0)) {
+      if (wakeRequested || (finished.length > 0 && !failed)) {
         wakeRequested = false
         return wake()
       }
-      if (state === 'running') timer = setTimeout(wake, finished.length > 0 ? delay : Math.max(delay, IDLE_POLL_MS))
+      if (state === 'running') timer = setTimeout(wake, delay)
     })
   }
 
-  /** One transaction: record finished attempts, claim due deliveries. Returns the delay before the next cycle. */
-  async function cycle(): Promise<number> {
+  /** One transaction: record finished attempts, claim due deliveries. Returns whether it failed and the delay before the next cycle. */
+  async function cycle(): Promise<{ failed: boolean; delay: number }> {
     const outcomes = finished.splice(0)
     const free = state === 'running' ? concurrency - sending.size : 0
     try {
-      const { claimed, nextAttempts } = await db.transaction().execute(async (trx) => ({
-        nextAttempts: outcomes.length > 0 ? await recordOutcomes(ctx, trx, instance, outcomes) : [],
-        claimed: free > 0 ? await claimDue(ctx, trx, instance, free, inFlightByEndpoint) : [],
-      }))
+      const { claimed, nextDueAt } = await db.transaction().execute(async (trx) => {
+        if (outcomes.length > 0) await recordOutcomes(ctx, trx, instance, outcomes)
+        // Counted before the commit, so that a reader who sees the outcome sees it counted.
+        countWebhookAttempts(outcomes.map(({ result }) => result.status))
+        return { claimed: free > 0 ? await claimDue(ctx, trx, instance, free) : [], nextDueAt: await nextDue(trx) }
+      })
       for (const delivery of claimed) launch(delivery)
-      // Retries sooner than the next poll get a timer of their own, so short schedules keep their pace.
-      for (const at of nextAttempts) if (at !== null && at - Date.now() < IDLE_POLL_MS) setTimeout(wake, Math.max(0, at - Date.now())).unref()
-      return 0
+      // Waking at the next due time keeps retries on schedule; the poll still finds what was due but not taken.
+      return { failed: false, delay: nextDueAt === null ? IDLE_POLL_MS : Math.min(IDLE_POLL_MS, Math.max(0, nextDueAt - Date.now())) }
     } catch (error) {
       // Unrecorded attempts wait for the next cycle; their leases keep other instances from repeating them.
       finished.unshift(...outcomes)
       ctx.log.warn({ err: error }, 'webhook dispatcher cycle failed; retrying')
-      return ERROR_BACKOFF_MS
+      return { failed: true, delay: ERROR_BACKOFF_MS }
     }
   }
 
   function launch(delivery: ClaimedDelivery) {
-    inFlightByEndpoint.set(delivery.endpointId, (inFlightByEndpoint.get(delivery.endpointId) ?? 0) + 1)
-    const attempt = runAttempt(delivery)
+    const attempt = sendAttempt(agent, delivery.request, timeoutMs)
       .then((result) => {
         finished.push({ delivery, result })
       })
       .finally(() => {
         sending.delete(attempt)
-        const left = (inFlightByEndpoint.get(delivery.endpointId) ?? 1) - 1
-        if (left === 0) inFlightByEndpoint.delete(delivery.endpointId)
-        else inFlightByEndpoint.set(delivery.endpointId, left)
         wake()
       })
     sending.add(attempt)
-  }
-
-  async function runAttempt(delivery: ClaimedDelivery): Promise<AttemptResult> {
-    const body = renderBody(delivery.kind, { id: delivery.messageId, eventType: delivery.eventType, createdAt: delivery.messageCreatedAt, payload: delivery.payload })
-    const timestamp = Math.floor(Date.now() / 1000)
-    const headers = {
-      'webhook-id': delivery.messageId,
-      'webhook-timestamp': String(timestamp),
-      'webhook-signature': standardWebhookSignature(delivery.secrets.map((s) => s.secret), delivery.messageId, timestamp, body),
-    }
-    return sendAttempt(agent, delivery.url, headers, body, timeoutMs)
   }
 
   wake()
@@ -174,23 +160,37 @@ export async function startDispatcher(ctx: PortalContext): Promise<() => Promise
   }
 }
 
-/** Takes the lease of up to `free` due deliveries, leaving endpoints already at their concurrency bound to wait. */
-async function claimDue(ctx: PortalContext, trx: WebhookDb, instance: string, free: number, inFlightByEndpoint: Map<string, number>): Promise<ClaimedDelivery[]> {
+/**
+ * Takes the lease of up to `free` due deliveries and records each attempt as in_progress before its request
+ * leaves. The bound per endpoint counts every instance's live leases, read while holding the endpoint's row,
+ * so WEBHOOK_ENDPOINT_CONCURRENCY holds for the whole deployment, not per process.
+ */
+async function claimDue(ctx: PortalContext, trx: WebhookDb, instance: string, free: number): Promise<ClaimedDelivery[]> {
   const { endpointConcurrency, timeoutMs } = ctx.config.webhooks
+  const dueBy = (now: number) =>
+    trx
+      .selectFrom('webhook_deliveries')
+      .select(['id', 'endpoint_id', 'lease', 'attempt_count', 'final_attempt'])
+      .where('status', '=', 'pending')
+      .where('next_attempt_at', '<=', now)
+      .where((eb) => eb.or([eb('leased_until', 'is', null), eb('leased_until', '<', now)]))
+      .where('endpoint_id', 'in', trx.selectFrom('webhook_endpoints').select('id').where('enabled', '=', 1).where('deleted_at', 'is', null))
+      .orderBy('next_attempt_at')
+  const withDue = await dueBy(Date.now()).clearSelect().clearOrderBy().select('endpoint_id').distinct().limit(MAX_ENDPOINTS_PER_CLAIM).execute()
+  if (withDue.length === 0) return []
+  // An endpoint row locked (skipping those another instance holds) before its leases are counted: two instances never
+  // count the same endpoint's leases at once, and neither waits for the other.
+  const endpoints = await ctx.storage
+    .forUpdateSkipLocked(trx.selectFrom('webhook_endpoints').select('id').where('id', 'in', withDue.map((row) => row.endpoint_id)).orderBy('id'))
+    .execute()
+  if (endpoints.length === 0) return []
+  const endpointIds = endpoints.map((row) => row.id)
   const now = Date.now()
-  const saturated = [...inFlightByEndpoint].filter(([, count]) => count >= endpointConcurrency).map(([id]) => id)
-  let due = trx
-    .selectFrom('webhook_deliveries')
-    .select(['id', 'endpoint_id'])
-    .where('status', '=', 'pending')
-    .where('next_attempt_at', '<=', now)
-    .where((eb) => eb.or([eb('leased_until', 'is', null), eb('leased_until', '<', now)]))
-    .where('endpoint_id', 'in', trx.selectFrom('webhook_endpoints').select('id').where('enabled', '=', 1).where('deleted_at', 'is', null))
-    .orderBy('next_attempt_at')
-    .limit(free * 4)
-  if (saturated.length > 0) due = due.where('endpoint_id', 'not in', saturated)
-  const candidates = await ctx.storage.forUpdateSkipLocked(due).execute()
-  const picked = pickWithinEndpointBounds(candidates, free, endpointConcurrency, inFlightByEndpoint)
+  const inFlight = await leasesByEndpoint(trx, endpointIds, now)
+  const open = endpointIds.filter((id) => (inFlight.get(id) ?? 0) < endpointConcurrency)
+  if (open.length === 0) return []
+  const candidates = await ctx.storage.forUpdateSkipLocked(dueBy(now).where('endpoint_id', 'in', open).limit(free * 4)).execute()
+  const picked = pickWithinEndpointBounds(await countInterrupted(trx, candidates, now), free, endpointConcurrency, inFlight)
   if (picked.length === 0) return []
   await trx.updateTable('webhook_deliveries').set({ lease: instance, leased_until: now + timeoutMs + LEASE_MARGIN_MS }).where('id', 'in', picked).execute()
   const rows = await trx
@@ -201,24 +201,94 @@ async function claimDue(ctx: PortalContext, trx: WebhookDb, instance: string, fr
     .where('d.id', 'in', picked)
     .execute()
   const secrets = await signingSecrets(trx, ctx.secretBox, [...new Set(rows.map((row) => row.endpoint_id))], now)
-  return rows.map((row) => ({
-    id: row.id,
-    projectId: row.project_id,
-    endpointId: row.endpoint_id,
-    messageId: row.message_id,
-    eventType: row.event_type,
-    number: row.attempt_count + 1,
-    finalAttempt: row.final_attempt,
-    url: row.url,
-    kind: row.kind,
-    payload: ctx.storage.parseJson<Record<string, unknown>>(row.payload),
-    messageCreatedAt: row.created_at,
-    secrets: secrets.get(row.endpoint_id) ?? [],
-  }))
+  const timestamp = Math.floor(now / 1000)
+  const claimed = rows.map((row): ClaimedDelivery => {
+    const signers = secrets.get(row.endpoint_id) ?? []
+    const body = renderBody(row.kind, { id: row.message_id, eventType: row.event_type, createdAt: row.created_at, payload: ctx.storage.parseJson<Record<string, unknown>>(row.payload) })
+    const headers = {
+      'webhook-id': row.message_id,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': standardWebhookSignature(signers.map((s) => s.secret), row.message_id, timestamp, body),
+    }
+    return {
+      id: row.id,
+      projectId: row.project_id,
+      endpointId: row.endpoint_id,
+      messageId: row.message_id,
+      eventType: row.event_type,
+      number: row.attempt_count + 1,
+      finalAttempt: row.final_attempt,
+      secretId: signers[0]?.id ?? null,
+      request: prepareRequest(row.url, headers, body),
+    }
+  })
+  await trx
+    .insertInto('webhook_attempts')
+    .values(claimed.map((delivery) => attemptRow(delivery, { status: 'in_progress', startedAt: now, durationMs: 0, request: delivery.request.record, response: null, error: null })))
+    .onConflict((conflict) => conflict.columns(['delivery_id', 'number']).doNothing())
+    .execute()
+  return claimed
 }
 
-function pickWithinEndpointBounds(candidates: { id: string; endpoint_id: string }[], free: number, bound: number, inFlightByEndpoint: Map<string, number>): string[] {
-  const taken = new Map(inFlightByEndpoint)
+/** Live leases per endpoint, whichever instance holds them: the attempts in flight (or finished and not yet recorded). */
+async function leasesByEndpoint(trx: WebhookDb, endpointIds: string[], now: number): Promise<Map<string, number>> {
+  const rows = await trx
+    .selectFrom('webhook_deliveries')
+    .select((eb) => ['endpoint_id', eb.fn.countAll<number>().as('leases')])
+    .where('leased_until', '>=', now)
+    .where('endpoint_id', 'in', endpointIds)
+    .where('status', '=', 'pending')
+    .groupBy('endpoint_id')
+    .execute()
+  return new Map(rows.map((row) => [row.endpoint_id, Number(row.leases)]))
+}
+
+interface Candidate {
+  id: string
+  endpoint_id: string
+  lease: string | null
+  attempt_count: number
+  final_attempt: number
+}
+
+/**
+ * A due delivery that still carries a lease was held by an instance that stopped before recording its
+ * attempt: that attempt is marked interrupted and counted, so the history shows what the receiver may
+ * have got. A delivery whose interrupted attempt was its last fails. Returns the candidates still to send.
+ */
+async function countInterrupted(trx: WebhookDb, candidates: Candidate[], now: number): Promise<Candidate[]> {
+  const live: Candidate[] = []
+  for (const candidate of candidates) {
+    if (candidate.lease === null) {
+      live.push(candidate)
+      continue
+    }
+    const marked = await trx
+      .updateTable('webhook_attempts')
+      .set({ status: 'interrupted', error: `the portal instance sending it (${candidate.lease}) stopped before recording an outcome; the receiver may have got it` })
+      .where('delivery_id', '=', candidate.id)
+      .where('number', '=', candidate.attempt_count + 1)
+      .where('status', '=', 'in_progress')
+      .executeTakeFirst()
+    if (Number(marked.numUpdatedRows) === 0) {
+      live.push({ ...candidate, lease: null })
+      continue
+    }
+    countWebhookAttempts(['interrupted'])
+    const attemptCount = candidate.attempt_count + 1
+    const ended = attemptCount >= candidate.final_attempt
+    await trx
+      .updateTable('webhook_deliveries')
+      .set({ attempt_count: attemptCount, lease: null, leased_until: null, updated_at: now, ...(ended ? { status: 'failed', next_attempt_at: null } : {}) })
+      .where('id', '=', candidate.id)
+      .execute()
+    if (!ended) live.push({ ...candidate, lease: null, attempt_count: attemptCount })
+  }
+  return live
+}
+
+function pickWithinEndpointBounds(candidates: Candidate[], free: number, bound: number, inFlight: Map<string, number>): string[] {
+  const taken = new Map(inFlight)
   const picked: string[] = []
   for (const candidate of candidates) {
     if (picked.length === free) break
@@ -228,6 +298,17 @@ function pickWithinEndpointBounds(candidates: { id: string; endpoint_id: string 
     picked.push(candidate.id)
   }
   return picked
+}
+
+/** When the earliest pending delivery not yet due falls due; null when none waits. */
+async function nextDue(trx: WebhookDb): Promise<number | null> {
+  const row = await trx
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.min('next_attempt_at').as('at'))
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '>', Date.now())
+    .executeTakeFirst()
+  return row?.at == null ? null : Number(row.at)
 }
 
 /**
@@ -246,13 +327,25 @@ function nextStep(delivery: ClaimedDelivery, result: AttemptResult, schedule: nu
  * Records a batch of finished attempts, moves each delivery on, and keeps endpoint health: a 410 disables at once, failing
  * for WEBHOOK_DISABLE_AFTER_FAILING_SECONDS disables too; both are announced as endpoint.disabled.
  */
-async function recordOutcomes(ctx: PortalContext, trx: WebhookDb, instance: string, batch: Outcome[]): Promise<(number | null)[]> {
+async function recordOutcomes(ctx: PortalContext, trx: WebhookDb, instance: string, batch: Outcome[]): Promise<void> {
   const { retrySchedule, disableAfterFailingSeconds } = ctx.config.webhooks
   const now = Date.now()
+  // Fills in the row written as in_progress at the claim; one another instance marked interrupted stays so.
   await trx
     .insertInto('webhook_attempts')
-    .values(batch.map(attemptRow))
-    .onConflict((conflict) => conflict.columns(['delivery_id', 'number']).doNothing())
+    .values(batch.map(({ delivery, result }) => attemptRow(delivery, result)))
+    .onConflict((conflict) =>
+      conflict
+        .columns(['delivery_id', 'number'])
+        .doUpdateSet((eb) => ({
+          status: eb.ref('excluded.status'),
+          started_at: eb.ref('excluded.started_at'),
+          duration_ms: eb.ref('excluded.duration_ms'),
+          response: eb.ref('excluded.response'),
+          error: eb.ref('excluded.error'),
+        }))
+        .where('webhook_attempts.status', '=', 'in_progress'),
+    )
     .execute()
   const steps = batch.map(({ delivery, result }) => nextStep(delivery, result, retrySchedule))
   await endSucceeded(trx, instance, batch.filter((_, i) => steps[i].status === 'succeeded').map((o) => o.delivery.id), now)
@@ -282,23 +375,22 @@ async function recordOutcomes(ctx: PortalContext, trx: WebhookDb, instance: stri
     for (const { id } of longFailing) if (!toDisable.has(id)) toDisable.set(id, 'failing')
   }
   for (const [endpointId, reason] of toDisable) await disableAndAnnounce(ctx, trx, endpointId, reason, now)
-  return steps.map((step) => step.nextAttemptAt)
 }
 
-function attemptRow({ delivery, result }: Outcome): WebhookTables['webhook_attempts'] {
+function attemptRow(delivery: ClaimedDelivery, attempt: Pick<AttemptResult, 'startedAt' | 'durationMs' | 'request' | 'response' | 'error'> & { status: AttemptStatus }): WebhookTables['webhook_attempts'] {
   return {
-    id: newId('att', result.startedAt),
+    id: newId('att', attempt.startedAt),
     delivery_id: delivery.id,
     project_id: delivery.projectId,
     endpoint_id: delivery.endpointId,
     number: delivery.number,
-    status: result.status,
-    started_at: result.startedAt,
-    duration_ms: result.durationMs,
-    request: JSON.stringify(result.request),
-    response: result.response === null ? null : JSON.stringify(result.response),
-    error: result.error,
-    secret_id: delivery.secrets[0]?.id ?? null,
+    status: attempt.status,
+    started_at: attempt.startedAt,
+    duration_ms: attempt.durationMs,
+    request: JSON.stringify(attempt.request),
+    response: attempt.response === null ? null : JSON.stringify(attempt.response),
+    error: attempt.error,
+    secret_id: delivery.secretId,
   }
 }
 

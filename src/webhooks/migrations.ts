@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import type { Migration } from '../storage/migrations.ts'
 import { createEventTableV1 } from '../storage/frozen/event-table-v1.ts'
 
@@ -107,5 +108,17 @@ export const webhookEventMigrations: Migration[] = [
       await db.schema.createIndex('webhook_messages_project_created_idx').ifNotExists().on('webhook_messages').columns(['project_id', 'created_at']).execute()
       await db.schema.createIndex('webhook_deliveries_message_idx').ifNotExists().on('webhook_deliveries').column('message_id').execute()
     },
+  },
+  {
+    // Claims count every instance's live leases per endpoint; only leased deliveries are in this index.
+    name: 'webhooks/005_delivery_leases_index',
+    up: (db) =>
+      db.schema
+        .createIndex('webhook_deliveries_leased_idx')
+        .ifNotExists()
+        .on('webhook_deliveries')
+        .columns(['leased_until', 'endpoint_id'])
+        .where(sql.ref('leased_until'), 'is not', null)
+        .execute(),
   },
 ]

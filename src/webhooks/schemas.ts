@@ -55,8 +55,21 @@ export const DeliveryStatusSchema = Type.Union([Type.Literal('pending'), Type.Li
 })
 
 export const AttemptStatusSchema = Type.Union(
-  [Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('timeout'), Type.Literal('network_error'), Type.Literal('refused')],
-  { description: 'succeeded: 2xx; failed: any other answer; timeout: no full answer within WEBHOOK_TIMEOUT_MS; network_error: connection failed or reset; refused: the SSRF guard' },
+  [
+    Type.Literal('in_progress'),
+    Type.Literal('succeeded'),
+    Type.Literal('failed'),
+    Type.Literal('timeout'),
+    Type.Literal('network_error'),
+    Type.Literal('refused'),
+    Type.Literal('interrupted'),
+  ],
+  {
+    description:
+      'in_progress: recorded before the request left, no outcome yet; succeeded: 2xx; failed: any other answer; timeout: no full answer within WEBHOOK_TIMEOUT_MS; ' +
+      'network_error: connection failed or reset; refused: the SSRF guard; interrupted: the portal instance sending it stopped (a crash) before recording an outcome — ' +
+      'the receiver may have got it; it counts as an attempt and the next one follows once its lease runs out',
+  },
 )
 
 export const EnqueuedDelivery = named(
@@ -82,7 +95,7 @@ export const Attempt = named('Attempt', Type.Object({
   number: Type.Integer({ minimum: 1, description: '1 for the first attempt' }),
   status: AttemptStatusSchema,
   startedAt: Time(),
-  durationMs: Type.Integer({ description: 'until the answer or the failure' }),
+  durationMs: Type.Integer({ description: 'until the answer or the failure; 0 while in_progress and for an interrupted attempt' }),
   request: Type.Object({
     url: Type.String({ description: 'the endpoint URL at the time' }),
     method: Type.String({ description: 'POST' }),

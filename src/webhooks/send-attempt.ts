@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto'
 import { errors, request, type Agent } from 'undici'
 import { isRefusedAddress } from './address-guard.ts'
-import type { AttemptStatus } from './tables.ts'
+import type { AttemptOutcome } from './tables.ts'
 
 const RESPONSE_BODY_LIMIT = 4096
 const USER_AGENT = 'observability-portal-webhooks/0.1'
 
-interface AttemptRequest {
+export interface AttemptRequest {
   url: string
   method: 'POST'
   headers: Record<string, string>
@@ -23,7 +23,7 @@ interface AttemptResponse {
 
 /** What one HTTP attempt did; `retryAfterMs` is the receiver's Retry-After on a 429 or 503. */
 export interface AttemptResult {
-  status: AttemptStatus
+  status: AttemptOutcome
   startedAt: number
   durationMs: number
   request: AttemptRequest
@@ -32,16 +32,25 @@ export interface AttemptResult {
   retryAfterMs: number | null
 }
 
-/** Sends one signed POST; never throws: every way it can end is an attempt status. Redirects are not followed. */
-export async function sendAttempt(agent: Agent, url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<AttemptResult> {
+/** A request ready to leave: what the attempt row records of it, and the bytes to send. */
+export interface PreparedRequest {
+  record: AttemptRequest
+  body: string
+}
+
+/** The POST an attempt sends, with its headers as recorded; built before the attempt row is written. */
+export function prepareRequest(url: string, headers: Record<string, string>, body: string): PreparedRequest {
   const allHeaders = { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...headers }
-  const requestRecord: AttemptRequest = {
-    url,
-    method: 'POST',
-    headers: allHeaders,
-    bodySize: Buffer.byteLength(body),
-    bodySha256: createHash('sha256').update(body).digest('hex'),
+  return {
+    record: { url, method: 'POST', headers: allHeaders, bodySize: Buffer.byteLength(body), bodySha256: createHash('sha256').update(body).digest('hex') },
+    body,
   }
+}
+
+/** Sends one prepared POST; never throws: every way it can end is an attempt status. Redirects are not followed. */
+export async function sendAttempt(agent: Agent, prepared: PreparedRequest, timeoutMs: number): Promise<AttemptResult> {
+  const { record: requestRecord, body } = prepared
+  const { url, headers: allHeaders } = requestRecord
   const startedAt = Date.now()
   const done = (fields: Pick<AttemptResult, 'status' | 'response' | 'error' | 'retryAfterMs'>): AttemptResult => ({
     ...fields,
@@ -65,7 +74,7 @@ export async function sendAttempt(agent: Agent, url: string, headers: Record<str
   }
 }
 
-function failureStatus(error: unknown, signal: AbortSignal): AttemptStatus {
+function failureStatus(error: unknown, signal: AbortSignal): AttemptOutcome {
   if (isRefusedAddress(error) || isRefusedAddress((error as { cause?: unknown })?.cause)) return 'refused'
   if (signal.aborted || error instanceof errors.ConnectTimeoutError || error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError) {
     return 'timeout'

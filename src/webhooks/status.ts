@@ -9,7 +9,7 @@ const HOUR_MS = 3_600_000
 export const deliveryStatusFields = {
   queueDepth: Type.Integer({ description: 'pending deliveries: due, waiting for a retry, or in flight' }),
   oldestPendingAgeMs: Type.Union([Type.Integer(), Type.Null()], { description: 'age of the oldest pending delivery; null when none is pending' }),
-  attemptsLastHour: Type.Integer(),
+  attemptsLastHour: Type.Integer({ description: 'finished attempts (not in_progress) started in the last hour' }),
   successRateLastHour: Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], { description: 'succeeded attempts / attempts over the last hour; null without attempts' }),
   dispatcher: Type.Object(
     {
@@ -34,6 +34,7 @@ export async function readDeliveryStatus(ctx: PortalContext, projectId: string |
     .selectFrom('webhook_attempts')
     .select((eb) => [eb.fn.countAll<number>().as('total'), eb.fn.sum<number>(eb.case().when('status', '=', 'succeeded').then(1).else(0).end()).as('succeeded')])
     .where('started_at', '>=', now - HOUR_MS)
+    .where('status', '!=', 'in_progress')
   if (projectId !== undefined) {
     pending = pending.where('project_id', '=', projectId)
     attempts = attempts.where('project_id', '=', projectId)

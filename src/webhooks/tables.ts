@@ -4,7 +4,10 @@ import type { Database } from '../storage/tables.ts'
 
 export type EndpointKind = 'generic' | 'slack' | 'discord'
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed'
-export type AttemptStatus = 'succeeded' | 'failed' | 'timeout' | 'network_error' | 'refused'
+/** how a finished attempt ended */
+export type AttemptOutcome = 'succeeded' | 'failed' | 'timeout' | 'network_error' | 'refused'
+/** in_progress: recorded before the request left, not finished yet; interrupted: its instance stopped before recording how it ended */
+export type AttemptStatus = AttemptOutcome | 'in_progress' | 'interrupted'
 /** why an endpoint stopped receiving: a 410 answer, failing for the configured span, or a person */
 export type DisabledReason = 'gone' | 'failing' | 'manual'
 

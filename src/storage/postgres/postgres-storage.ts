@@ -6,6 +6,7 @@ import type { Database } from '../tables.ts'
 import { postgresLayoutMigrations } from './postgres-migrations.ts'
 import { postgresSpace } from './postgres-space.ts'
 import { postgresInvalidations } from './postgres-invalidations.ts'
+import { trackPool } from '../../metrics/metrics.ts'
 
 const INT8_OID = 20
 // Class 08 (connection), 53 (insufficient resources), 57P (operator intervention: shutdown, crash).
@@ -45,6 +46,7 @@ export function openPostgresStorage(
   }
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: { connect: connectWithin, end: () => pool.end() } }) })
   const invalidations = postgresInvalidations(url, db)
+  const untrackPool = trackPool(pool)
 
   return {
     dialect: 'postgres',
@@ -100,6 +102,7 @@ export function openPostgresStorage(
     },
     ping: () => writeHealthProbe(db),
     async close() {
+      untrackPool()
       await invalidations.close()
       await db.destroy()
     },
