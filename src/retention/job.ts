@@ -5,6 +5,7 @@ import { IDEMPOTENCY_RETENTION_MS } from '../ingest/idempotency.ts'
 import type { EventModule, ExpiringRows } from '../modules/module.ts'
 import { modules } from '../modules/registry.ts'
 import { DAY_MS, expiryCutoff, readProjectRetentions, retentionDays } from './policy.ts'
+import { countRetentionDeleted, markRetentionRun } from '../metrics/metrics.ts'
 
 /** Day partitions kept ready ahead of today, so that ingest never waits for one to be made. */
 const PARTITION_DAYS_AHEAD = 7
@@ -60,7 +61,10 @@ export async function applyRetention(ctx: PortalContext, { now = Date.now(), sto
   const db = storage.db as unknown as Kysely<any>
   const batch = config.retention.deleteBatchRows
   const report: RetentionReport = { deleted: {}, droppedPartitions: [], createdPartitions: [], bytesReturned: 0, failed: {}, stopped: false }
-  const count = (table: string, rows: number) => (report.deleted[table] = (report.deleted[table] ?? 0) + rows)
+  const count = (table: string, rows: number) => {
+    report.deleted[table] = (report.deleted[table] ?? 0) + rows
+    countRetentionDeleted(table, rows)
+  }
   // Deleted projects too: their rows stay after deletion (DESIGN: Projects) and expire like any others.
   const projectIds = (await storage.db.selectFrom('projects').select('id').execute()).map((row) => row.id)
   const settings = await readProjectRetentions(storage.db)
@@ -103,6 +107,7 @@ export function startRetentionJob(ctx: PortalContext): RetentionJob {
   function runNow(options: Omit<RetentionOptions, 'stop'> = {}): Promise<RetentionReport> {
     const run = running.then(async () => {
       const report = await applyRetention(ctx, { ...options, stop: () => stopped })
+      if (!report.stopped) markRetentionRun()
       const changed = Object.keys(report.deleted).length > 0 || report.droppedPartitions.length > 0 || report.bytesReturned > 0
       if (changed) ctx.log.info({ retention: report }, 'retention applied')
       if (Object.keys(report.failed).length > 0) ctx.log.warn({ failed: report.failed }, 'retention could not purge every module; the next pass retries')
