@@ -74,6 +74,14 @@ export interface ErrorData {
   message?: string
   release?: string
   environment?: string
+  /** the service that raised it */
+  service?: string
+  /** a printed stack trace (V8, CPython, JVM, …), parsed for grouping */
+  stack?: string
+  /** structured frames, innermost first; used instead of `stack` for grouping */
+  frames?: ({ function?: string; module?: string; filename?: string; lineno?: number; colno?: number; inApp?: boolean })[]
+  /** request context; Authorization, Cookie and API-key headers are stored as [filtered] */
+  request?: Record<string, unknown>
   /** fields the schema does not name are stored as sent */
   [field: string]: unknown
 }

@@ -124,6 +124,8 @@ export function columnEquals(column: string, schema: TSchema): EventFilter {
 }
 
 export function defineModule<P extends TObject>(module: EventModule<P>): EventModule<P> {
+  // The payload's component in the OpenAPI document shows the module's own accepted example.
+  ;(module.payload as { examples?: unknown[] }).examples ??= [module.examples.valid]
   named(`${pascalCase(module.type)}Payload`, module.payload)
   return module
 }

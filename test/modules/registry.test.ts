@@ -92,11 +92,12 @@ for (const dialect of DIALECTS) {
       assert.ok(document.paths['/api/modules/uptime/status'].get, 'status read')
       const filters = document.paths['/api/modules/uptime/events'].get.parameters.map((p: any) => p.name)
       assert.ok(filters.includes('monitor') && filters.includes('status'), filters.join())
-      const variants = document.paths['/api/ingest'].post.requestBody.content['application/json'].schema.properties.events.items.anyOf
-      const uptime = variants.find((variant: any) => (variant.properties.type.enum ?? [variant.properties.type.const]).includes('uptime'))
-      assert.ok(uptime, 'an ingest variant for uptime')
-      assert.deepEqual(uptime.properties.data.required, ['monitor', 'url', 'status'])
-      assert.deepEqual(uptime.examples[0].data, uptimeModule.examples.valid)
+      const payload = document.components.schemas.UptimePayload
+      assert.ok(payload, 'a named payload component for uptime')
+      assert.deepEqual(payload.required, ['monitor', 'url', 'status'])
+      assert.deepEqual(payload.examples[0], uptimeModule.examples.valid)
+      assert.match(document.components.schemas.IngestEvent.properties.type.description, /`uptime`/)
+      assert.match(document.components.schemas.IngestEvent.properties.data.description, /`uptime` → `UptimePayload`/)
       assert.match(document.info.description, /\buptime\b/)
     })
   })
