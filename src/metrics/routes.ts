@@ -36,7 +36,7 @@ const metricsRoute: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = async (a
         security: [{ metricsToken: [] }],
         response: {
           200: Type.String({ description: 'text/plain; version=0.0.4 exposition' }),
-          ...problemResponses(401, 404),
+          ...problemResponses('invalid_metrics_token', 404),
         },
       },
     },

@@ -136,6 +136,16 @@ for (const dialect of DIALECTS) {
       assert.equal(read.body.rootSpan.durationMs, 250)
     })
 
+    test('browser SDKs’ text/plain envelopes are taken like application/x-sentry-envelope ones', async () => {
+      for (const contentType of ['text/plain;charset=UTF-8', 'application/x-sentry-envelope']) {
+        const eventId = (contentType.startsWith('text') ? 'd' : 'e').repeat(32)
+        const body = envelope({ event_id: eventId }, { type: 'event' }, { event_id: eventId, level: 'info', message: `sent as ${contentType}` })
+        const answer = await t.request('POST', `/api/${sentry.number}/envelope/?sentry_key=${sentry.key}&sentry_version=7`, { body, headers: { 'content-type': contentType } })
+        assert.equal(answer.status, 200, `${contentType}: ${answer.text}`)
+        assert.deepEqual(answer.body, { id: eventId })
+      }
+    })
+
     test('bad input gets a clear 4xx: a broken item header, an unknown project number, a key without the scope', async () => {
       const auth = { 'x-sentry-auth': `Sentry sentry_key=${sentry.key}` }
       const broken = await t.request('POST', `/api/${sentry.number}/envelope/`, { body: envelope({}, '{"type": "event", "length": ', '{}'), headers: auth })

@@ -33,11 +33,11 @@ export interface components {
             id: string;
             /** @description 1 for the first attempt */
             number: number;
-            /** @description succeeded: 2xx; failed: any other answer; timeout: no full answer within WEBHOOK_TIMEOUT_MS; network_error: connection failed or reset; refused: the SSRF guard */
-            status: "succeeded" | "failed" | "timeout" | "network_error" | "refused";
+            /** @description in_progress: recorded before the request left, no outcome yet; succeeded: 2xx; failed: any other answer; timeout: no full answer within WEBHOOK_TIMEOUT_MS; network_error: connection failed or reset; refused: the SSRF guard; interrupted: the portal instance sending it stopped (a crash) before recording an outcome — the receiver may have got it; it counts as an attempt and the next one follows once its lease runs out */
+            status: "in_progress" | "succeeded" | "failed" | "timeout" | "network_error" | "refused" | "interrupted";
             /** Format: date-time */
             startedAt: string;
-            /** @description until the answer or the failure */
+            /** @description until the answer or the failure; 0 while in_progress and for an interrupted attempt */
             durationMs: number;
             /** @description what was sent */
             request: {
@@ -107,6 +107,12 @@ export interface components {
             summaries?: {
                 [key: string]: number;
             };
+            /** @description bytes on disk of the module’s tables with their indexes and partitions, all projects together (SQLite: dbstat, measured at most a minute ago; PostgreSQL: pg_total_relation_size) */
+            sizeBytes: number;
+            /** @description the oldest event stored: of project_id, or of the organisation’s projects */
+            oldestEventAt: string | null;
+            /** @description days events are kept: project_id’s setting in force, or the install’s (GET /api/projects/{id}/retention says why) */
+            retentionDays: number;
         };
         /**
          * @example {
@@ -252,6 +258,12 @@ export interface components {
             summaries?: {
                 [key: string]: number;
             };
+            /** @description bytes on disk of the module’s tables with their indexes and partitions, all projects together (SQLite: dbstat, measured at most a minute ago; PostgreSQL: pg_total_relation_size) */
+            sizeBytes: number;
+            /** @description the oldest event stored: of project_id, or of the organisation’s projects */
+            oldestEventAt: string | null;
+            /** @description days events are kept: project_id’s setting in force, or the install’s (GET /api/projects/{id}/retention says why) */
+            retentionDays: number;
         };
         /** @description A stored `cost` event. */
         CostEvent: {
@@ -315,6 +327,12 @@ export interface components {
             summaries?: {
                 [key: string]: number;
             };
+            /** @description bytes on disk of the module’s tables with their indexes and partitions, all projects together (SQLite: dbstat, measured at most a minute ago; PostgreSQL: pg_total_relation_size) */
+            sizeBytes: number;
+            /** @description the oldest event stored: of project_id, or of the organisation’s projects */
+            oldestEventAt: string | null;
+            /** @description days events are kept: project_id’s setting in force, or the install’s (GET /api/projects/{id}/retention says why) */
+            retentionDays: number;
         };
         /**
          * @description A new API key with its value and webhook secret, which no later response shows again.
@@ -513,6 +531,12 @@ export interface components {
             summaries?: {
                 [key: string]: number;
             };
+            /** @description bytes on disk of the module’s tables with their indexes and partitions, all projects together (SQLite: dbstat, measured at most a minute ago; PostgreSQL: pg_total_relation_size) */
+            sizeBytes: number;
+            /** @description the oldest event stored: of project_id, or of the organisation’s projects */
+            oldestEventAt: string | null;
+            /** @description days events are kept: project_id’s setting in force, or the install’s (GET /api/projects/{id}/retention says why) */
+            retentionDays: number;
         };
         /** @description A webhook endpoint (never its secret). */
         Endpoint: {
@@ -808,6 +832,12 @@ export interface components {
             summaries?: {
                 [key: string]: number;
             };
+            /** @description bytes on disk of the module’s tables with their indexes and partitions, all projects together (SQLite: dbstat, measured at most a minute ago; PostgreSQL: pg_total_relation_size) */
+            sizeBytes: number;
+            /** @description the oldest event stored: of project_id, or of the organisation’s projects */
+            oldestEventAt: string | null;
+            /** @description days events are kept: project_id’s setting in force, or the install’s (GET /api/projects/{id}/retention says why) */
+            retentionDays: number;
             /** @description the fingerprint algorithm version new occurrences are grouped with */
             groupingAlgorithm: string;
             occurrencesKeptPerGroup: number;
@@ -874,6 +904,12 @@ export interface components {
             summaries?: {
                 [key: string]: number;
             };
+            /** @description bytes on disk of the module’s tables with their indexes and partitions, all projects together (SQLite: dbstat, measured at most a minute ago; PostgreSQL: pg_total_relation_size) */
+            sizeBytes: number;
+            /** @description the oldest event stored: of project_id, or of the organisation’s projects */
+            oldestEventAt: string | null;
+            /** @description days events are kept: project_id’s setting in force, or the install’s (GET /api/projects/{id}/retention says why) */
+            retentionDays: number;
         };
         /**
          * @description The portal’s health and each check’s result.
@@ -1029,6 +1065,12 @@ export interface components {
             summaries?: {
                 [key: string]: number;
             };
+            /** @description bytes on disk of the module’s tables with their indexes and partitions, all projects together (SQLite: dbstat, measured at most a minute ago; PostgreSQL: pg_total_relation_size) */
+            sizeBytes: number;
+            /** @description the oldest event stored: of project_id, or of the organisation’s projects */
+            oldestEventAt: string | null;
+            /** @description days events are kept: project_id’s setting in force, or the install’s (GET /api/projects/{id}/retention says why) */
+            retentionDays: number;
         };
         /** @description A stored `performance` event. */
         PerformanceEvent: {
@@ -1069,6 +1111,12 @@ export interface components {
             summaries?: {
                 [key: string]: number;
             };
+            /** @description bytes on disk of the module’s tables with their indexes and partitions, all projects together (SQLite: dbstat, measured at most a minute ago; PostgreSQL: pg_total_relation_size) */
+            sizeBytes: number;
+            /** @description the oldest event stored: of project_id, or of the organisation’s projects */
+            oldestEventAt: string | null;
+            /** @description days events are kept: project_id’s setting in force, or the install’s (GET /api/projects/{id}/retention says why) */
+            retentionDays: number;
         };
         /**
          * @example {
@@ -1187,6 +1235,12 @@ export interface components {
             summaries?: {
                 [key: string]: number;
             };
+            /** @description bytes on disk of the module’s tables with their indexes and partitions, all projects together (SQLite: dbstat, measured at most a minute ago; PostgreSQL: pg_total_relation_size) */
+            sizeBytes: number;
+            /** @description the oldest event stored: of project_id, or of the organisation’s projects */
+            oldestEventAt: string | null;
+            /** @description days events are kept: project_id’s setting in force, or the install’s (GET /api/projects/{id}/retention says why) */
+            retentionDays: number;
         };
         /**
          * @example {
@@ -1208,6 +1262,16 @@ export interface components {
             author?: string;
         } & {
             [key: string]: unknown;
+        };
+        /**
+         * @description What Sentry’s own endpoints answer: the id of the event taken.
+         * @example {
+         *       "id": "9ec79c33ec9942ab8353589fcb2e04dc"
+         *     }
+         */
+        SentryAccepted: {
+            /** @description the id of the first event or transaction, as Sentry answers; null when the request held none */
+            id: string | null;
         };
         /** @description One stack frame; only in-app frames count for grouping. */
         StackFrame: {
@@ -1274,6 +1338,12 @@ export interface components {
             summaries?: {
                 [key: string]: number;
             };
+            /** @description bytes on disk of the module’s tables with their indexes and partitions, all projects together (SQLite: dbstat, measured at most a minute ago; PostgreSQL: pg_total_relation_size) */
+            sizeBytes: number;
+            /** @description the oldest event stored: of project_id, or of the organisation’s projects */
+            oldestEventAt: string | null;
+            /** @description days events are kept: project_id’s setting in force, or the install’s (GET /api/projects/{id}/retention says why) */
+            retentionDays: number;
         };
         /** @description A stored `trace` event. */
         TraceEvent: {
@@ -1336,6 +1406,12 @@ export interface components {
             summaries?: {
                 [key: string]: number;
             };
+            /** @description bytes on disk of the module’s tables with their indexes and partitions, all projects together (SQLite: dbstat, measured at most a minute ago; PostgreSQL: pg_total_relation_size) */
+            sizeBytes: number;
+            /** @description the oldest event stored: of project_id, or of the organisation’s projects */
+            oldestEventAt: string | null;
+            /** @description days events are kept: project_id’s setting in force, or the install’s (GET /api/projects/{id}/retention says why) */
+            retentionDays: number;
         };
         /** @description A stored `video` event. */
         VideoEvent: {
@@ -1376,6 +1452,12 @@ export interface components {
             summaries?: {
                 [key: string]: number;
             };
+            /** @description bytes on disk of the module’s tables with their indexes and partitions, all projects together (SQLite: dbstat, measured at most a minute ago; PostgreSQL: pg_total_relation_size) */
+            sizeBytes: number;
+            /** @description the oldest event stored: of project_id, or of the organisation’s projects */
+            oldestEventAt: string | null;
+            /** @description days events are kept: project_id’s setting in force, or the install’s (GET /api/projects/{id}/retention says why) */
+            retentionDays: number;
         };
         /**
          * @example {
@@ -1479,10 +1561,17 @@ export interface components {
             summaries?: {
                 [key: string]: number;
             };
+            /** @description bytes on disk of the module’s tables with their indexes and partitions, all projects together (SQLite: dbstat, measured at most a minute ago; PostgreSQL: pg_total_relation_size) */
+            sizeBytes: number;
+            /** @description the oldest event stored: of project_id, or of the organisation’s projects */
+            oldestEventAt: string | null;
+            /** @description days events are kept: project_id’s setting in force, or the install’s (GET /api/projects/{id}/retention says why) */
+            retentionDays: number;
             /** @description pending deliveries: due, waiting for a retry, or in flight */
             queueDepth: number;
             /** @description age of the oldest pending delivery; null when none is pending */
             oldestPendingAgeMs: number | null;
+            /** @description finished attempts (not in_progress) started in the last hour */
             attemptsLastHour: number;
             /** @description succeeded attempts / attempts over the last hour; null without attempts */
             successRateLastHour: number | null;
@@ -1539,6 +1628,48 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {string} */
                     code?: "invalid_request" | "invalid_url" | "invalid_cursor";
+                };
+            };
+        };
+        /** @description The request is malformed; `detail` names the field or parameter. */
+        BadRequestInvalidEnvelopeInvalidEventInvalidGzipInvalidJsonTooDeepInvalidContentLength: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Bad Request",
+                 *       "status": 400,
+                 *       "detail": "invalid_envelope: the `detail` names the field or header at fault",
+                 *       "code": "invalid_envelope"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code?: "invalid_envelope" | "invalid_event" | "invalid_gzip" | "invalid_request" | "invalid_url" | "invalid_json" | "too_deep" | "invalid_content_length";
+                };
+            };
+        };
+        /** @description The request is malformed; `detail` names the field or parameter. */
+        BadRequestInvalidEventInvalidGzipInvalidJsonTooDeepInvalidContentLength: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Bad Request",
+                 *       "status": 400,
+                 *       "detail": "invalid_event: the `detail` names the field or header at fault",
+                 *       "code": "invalid_event"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code?: "invalid_event" | "invalid_gzip" | "invalid_request" | "invalid_url" | "invalid_json" | "too_deep" | "invalid_content_length";
                 };
             };
         };
@@ -1602,6 +1733,27 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {string} */
                     code?: "invalid_request" | "invalid_url" | "invalid_json" | "too_deep" | "invalid_content_length";
+                };
+            };
+        };
+        /** @description The request is malformed; `detail` names the field or parameter. */
+        BadRequestInvalidOtlpInvalidProtobufInvalidGzipInvalidJsonTooDeepInvalidContentLength: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Bad Request",
+                 *       "status": 400,
+                 *       "detail": "invalid_otlp: the `detail` names the field or header at fault",
+                 *       "code": "invalid_otlp"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code?: "invalid_otlp" | "invalid_protobuf" | "invalid_gzip" | "invalid_request" | "invalid_url" | "invalid_json" | "too_deep" | "invalid_content_length";
                 };
             };
         };
@@ -1710,7 +1862,7 @@ export interface components {
                 };
             };
         };
-        /** @description The token is valid but may not do this (viewer writing, API key reading, bad signature). */
+        /** @description The token is valid but may not do this (viewer writing, API key reading, API key without the scope, bad signature). */
         ForbiddenAccessTokenRequired: {
             headers: {
                 [name: string]: unknown;
@@ -1731,7 +1883,7 @@ export interface components {
                 };
             };
         };
-        /** @description The token is valid but may not do this (viewer writing, API key reading, bad signature). */
+        /** @description The token is valid but may not do this (viewer writing, API key reading, API key without the scope, bad signature). */
         ForbiddenAccessTokenRequiredAdminRequired: {
             headers: {
                 [name: string]: unknown;
@@ -1752,8 +1904,8 @@ export interface components {
                 };
             };
         };
-        /** @description The token is valid but may not do this (viewer writing, API key reading, bad signature). */
-        ForbiddenApiKeyRequired: {
+        /** @description The token is valid but may not do this (viewer writing, API key reading, API key without the scope, bad signature). */
+        ForbiddenApiKeyRequiredScopeRequired: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1769,12 +1921,12 @@ export interface components {
                  */
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {string} */
-                    code?: "api_key_required";
+                    code?: "api_key_required" | "scope_required";
                 };
             };
         };
-        /** @description The token is valid but may not do this (viewer writing, API key reading, bad signature). */
-        ForbiddenMissingSignatureInvalidSignatureApiKeyRequired: {
+        /** @description The token is valid but may not do this (viewer writing, API key reading, API key without the scope, bad signature). */
+        ForbiddenMissingSignatureInvalidSignatureApiKeyRequiredScopeRequired: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1790,7 +1942,7 @@ export interface components {
                  */
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {string} */
-                    code?: "missing_signature" | "invalid_signature" | "api_key_required";
+                    code?: "missing_signature" | "invalid_signature" | "api_key_required" | "scope_required";
                 };
             };
         };
@@ -1836,7 +1988,7 @@ export interface components {
                 };
             };
         };
-        /** @description The portal is shedding load or its database is unreachable; retry after `Retry-After` seconds. */
+        /** @description The portal is overloaded (`overloaded`: its event loop lags, too many writes wait for their commit, or no database connection came free within DATABASE_POOL_WAIT_MS) or its database is unreachable (`database_unavailable`); retry after `Retry-After` seconds. */
         ServiceUnavailable: {
             headers: {
                 /** @description seconds to wait before retrying */
@@ -1911,6 +2063,29 @@ export interface components {
                 };
             };
         };
+        /** @description The bearer token is missing, unknown or revoked. */
+        UnauthorizedInvalidMetricsToken: {
+            headers: {
+                /** @description always `Bearer`: the credential this API takes */
+                "WWW-Authenticate"?: "Bearer";
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Unauthorized",
+                 *       "status": 401,
+                 *       "detail": "invalid_metrics_token: the `detail` names the field or header at fault",
+                 *       "code": "invalid_metrics_token"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code?: "invalid_metrics_token" | "missing_token" | "invalid_token";
+                };
+            };
+        };
         /** @description The request is well-formed but cannot be applied. */
         UnprocessableContentEndpointUnavailable: {
             headers: {
@@ -1974,7 +2149,28 @@ export interface components {
                 };
             };
         };
-        /** @description The body is not application/json. */
+        /** @description The body is of a media type (or Content-Encoding) the operation does not take: JSON operations take application/json only. */
+        UnsupportedMediaTypeUnsupportedContentEncodingUnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Unsupported Media Type",
+                 *       "status": 415,
+                 *       "detail": "unsupported_content_encoding: the `detail` names the field or header at fault",
+                 *       "code": "unsupported_content_encoding"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code?: "unsupported_content_encoding" | "unsupported_media_type";
+                };
+            };
+        };
+        /** @description The body is of a media type (or Content-Encoding) the operation does not take: JSON operations take application/json only. */
         UnsupportedMediaTypeUnsupportedMediaType: {
             headers: {
                 [name: string]: unknown;

@@ -110,6 +110,8 @@ export const otlpRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext; pipelin
             `200 means the stored ${signal.item}s are committed; refused ones are counted in \`partialSuccess.${signal.rejectedField}\` with the first reasons. ` +
             'The answer is in the request’s encoding. Field mapping: docs/intake.md.',
           security: [{ apiKey: [] }],
+          // Documentation only: any media type is read as bytes (see the parser above) and decoded by its Content-Type.
+          consumes: ['application/x-protobuf', 'application/json'],
           body: Type.String({ description: `a ${signal.messageName}, protobuf or OTLP/JSON` }),
           response: {
             200: {
@@ -120,7 +122,7 @@ export const otlpRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext; pipelin
                 'application/json': { schema: PartialSuccess(signal.rejectedField) },
               },
             },
-            ...problemResponses(400, 401, 403, 413, 415, 429, 503),
+            ...problemResponses(400, 'invalid_otlp', 'invalid_protobuf', 'invalid_gzip', 401, 403, 413, 'batch_too_large', 415, 'unsupported_content_encoding', 429, 503),
           },
         } as any,
       },

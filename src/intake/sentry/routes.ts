@@ -2,6 +2,7 @@ import { Type } from 'typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { PortalContext } from '../../context.ts'
 import { parseJsonBody } from '../../http/json-body.ts'
+import { named } from '../../http/openapi-components.ts'
 import { ProblemError, problemErrorHandler, problemResponses } from '../../http/problem.ts'
 import type { ApiKeyPrincipal, IngestPipeline } from '../../ingest/pipeline.ts'
 import { RATE_HEADERS } from '../../ingest/rate-limit.ts'
@@ -17,12 +18,36 @@ const Params = Type.Object({ projectNumber: Type.String({ pattern: '^[0-9]+$', d
 const Query = Type.Object(
   {
     sentry_key: Type.Optional(Type.String({ description: 'the DSN’s key, as browsers send it; servers send it in X-Sentry-Auth instead' })),
-    sentry_version: Type.Optional(Type.String()),
-    sentry_client: Type.Optional(Type.String()),
+    sentry_version: Type.Optional(Type.String({ description: 'the Sentry protocol version the SDK speaks (`7`), as browsers send it; read from X-Sentry-Auth otherwise; not checked' })),
+    sentry_client: Type.Optional(Type.String({ description: 'the SDK’s name and version (`sentry.javascript.browser/8.0.0`), as browsers send it; not checked' })),
   },
   { additionalProperties: true },
 )
-const Accepted = Type.Object({ id: Type.Union([Type.String({ description: 'the event id' }), Type.Null()]) })
+const Accepted = named(
+  'SentryAccepted',
+  Type.Object(
+    { id: Type.Union([Type.String({ description: 'the event id' }), Type.Null()], { description: 'the id of the first event or transaction, as Sentry answers; null when the request held none' }) },
+    { description: 'What Sentry’s own endpoints answer: the id of the event taken.', examples: [{ id: '9ec79c33ec9942ab8353589fcb2e04dc' }] },
+  ),
+)
+
+const EVENT_EXAMPLE = {
+  event_id: '9ec79c33ec9942ab8353589fcb2e04dc',
+  timestamp: 1732390000.5,
+  platform: 'javascript',
+  level: 'error',
+  release: 'shop@1.4.2',
+  exception: { values: [{ type: 'TypeError', value: 'x is undefined', stacktrace: { frames: [{ function: 'checkout', filename: 'app.js', lineno: 42, in_app: true }] } }] },
+}
+
+/** An envelope: a header line, then for each item a header line and its payload. */
+const Envelope = Type.String({
+  description: 'A Sentry envelope: newline-separated JSON, a header line then an item header and payload per item (`event`, `transaction`; other item types are skipped).',
+  examples: [[JSON.stringify({ event_id: EVENT_EXAMPLE.event_id, sent_at: '2024-11-23T19:26:40.500Z' }), JSON.stringify({ type: 'event' }), JSON.stringify(EVENT_EXAMPLE)].join('\n')],
+})
+
+/** One event as the older store endpoint takes it; any field Sentry defines is read, none is required. */
+const SentryEvent = Type.Object({}, { additionalProperties: true, description: 'A Sentry event (exception or message) as JSON.', examples: [EVENT_EXAMPLE] })
 
 /** What one request brought: the events for the pipeline, and what was skipped on the way. */
 interface SentryIntake {
@@ -47,12 +72,19 @@ export const sentryRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext; pipel
       path: '/api/:projectNumber/envelope/',
       operationId: 'sentryEnvelope',
       summary: 'Sentry envelope endpoint: events (exceptions, messages) and transactions from Sentry SDKs',
+      // Browser SDKs send envelopes as text/plain (no CORS preflight); server SDKs as application/x-sentry-envelope.
+      consumes: ['application/x-sentry-envelope', 'text/plain'],
+      body: Envelope,
+      problems: ['invalid_envelope', 'invalid_event'],
       read: (body: Buffer, receivedAt: number) => fromEnvelope(body, receivedAt),
     },
     {
       path: '/api/:projectNumber/store/',
       operationId: 'sentryStore',
       summary: 'Sentry’s older store endpoint: one event as JSON',
+      consumes: ['application/json'],
+      body: SentryEvent,
+      problems: ['invalid_event'],
       read: (body: Buffer, receivedAt: number) => fromEvent(jsonObject(body, 'body'), receivedAt),
     },
   ]
@@ -78,16 +110,18 @@ export const sentryRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext; pipel
           description:
             'Authenticated by the DSN’s key in `X-Sentry-Auth: Sentry sentry_key=…` or `?sentry_key=`; the key needs the `sentry` scope (403) and the ' +
             'project number must be its project’s (404). Exceptions become error occurrences grouped by their structured frames; messages become logs; ' +
-            'transactions become trace spans; other item types are skipped. Content-Encoding: gzip is taken. Each event counts against the project’s ' +
+            'transactions become trace spans; other item types are skipped. Envelopes come as application/x-sentry-envelope or, from browser SDKs, text/plain; Content-Encoding: gzip is taken. Each event counts against the project’s ' +
             'ingest limits: 429 carries Retry-After and X-Sentry-Rate-Limits. 200 means the events are committed. Field mapping: docs/intake.md.',
           security: [{ apiKey: [] }],
           params: Params,
           querystring: Query,
           headers: Type.Object({ 'x-sentry-auth': Type.Optional(Type.String({ description: 'Sentry sentry_version=7, sentry_key=<key>, sentry_client=…' })) }),
-          body: Type.String({ description: 'an envelope (envelope endpoint) or a Sentry event as JSON (store endpoint)' }),
+          // Documentation only: any media type is read as bytes (see the parser above), never validated by schema.
+          consumes: route.consumes,
+          body: route.body,
           response: {
             200: { description: 'Committed.', headers: RATE_HEADERS, content: { 'application/json': { schema: Accepted } } },
-            ...problemResponses(400, 401, 403, 404, 413, 415, 429, 503),
+            ...problemResponses(400, ...route.problems, 'invalid_gzip', 401, 403, 404, 413, 'batch_too_large', 415, 'unsupported_content_encoding', 429, 503),
           },
         } as any,
       },
