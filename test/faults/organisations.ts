@@ -39,6 +39,8 @@ export interface Organisation extends OrgTokens {
   deliveryId: string
   /** two error groups of `project` */
   fingerprints: [string, string]
+  /** `project`'s number, which Sentry's DSN and paths name it by */
+  projectNumber: string
 }
 
 /** A new organisation with an admin and a viewer token, made the operator's way: the CLI against the portal's database (`env` names it). */
@@ -52,7 +54,12 @@ export async function createOrganisationWithCli(env: Record<string, string>, nam
 
 /** Gives the organisation two projects, every module's example event, error groups, a webhook endpoint and a failed delivery. */
 export async function seedOrganisation(t: PortalClient, tokens: OrgTokens): Promise<Organisation> {
-  const project = await createProject(t, `${tokens.id} main`, tokens.adminToken)
+  const created = await createProject(t, `${tokens.id} main`, tokens.adminToken)
+  // Its key may feed every intake route, so that each is reached past its scope check.
+  const key = await t.request('POST', `/api/projects/${created.id}/keys`, { token: tokens.adminToken, body: { name: 'every scope', scopes: ['ingest', 'otlp', 'sentry'] } })
+  assert.equal(key.status, 201, key.text)
+  const project: TestProject = { id: created.id, key: key.body.key, keyId: key.body.id, webhookSecret: key.body.webhookSecret }
+  const projectNumber = String(key.body.sentryDsn).split('/').pop()!
   const sibling = await createProject(t, `${tokens.id} sibling`, tokens.adminToken)
   const ingested = await ingest(t, project, modules.map((module) => event(module.type, module.examples.valid)))
   assert.equal(ingested.status, 200, ingested.text)
@@ -80,6 +87,7 @@ export async function seedOrganisation(t: PortalClient, tokens: OrgTokens): Prom
     endpoint: { id: endpoint.body.id, secret: endpoint.body.secret },
     deliveryId: delivered.body.deliveries[0].id,
     fingerprints: fingerprints as [string, string],
+    projectNumber,
   }
 }
 
@@ -125,6 +133,7 @@ const PATH_PARAMETERS: Record<string, (org: Organisation) => string> = {
   'plans/{tenantId}': (org) => org.project.id,
   'endpoints/{id}': (org) => org.endpoint.id,
   'deliveries/{id}': (org) => org.deliveryId,
+  'api/{projectNumber}': (org) => org.projectNumber,
 }
 
 /** A parameter of a module's read named after a field of its events (`/api/flags/flags/{key}`, `?metric=`): the seeded example's value. */
@@ -172,6 +181,13 @@ export function validBodyOf(operation: Operation, org: Organisation): Record<str
     'PATCH /api/webhooks/endpoints/{id}': () => ({ description: 'changed' }),
     'POST /api/webhooks/deliver': () => ({ projectId: org.project.id, eventType: 'valid.event', payload: { valid: true } }),
     'POST /api/webhooks/endpoints/{id}/recover': () => ({ since: new Date(Date.now() - 3_600_000).toISOString() }),
+    'PUT /api/projects/{id}/retention': () => ({ days: 30 }),
+    'POST /api/otlp/v1/traces': () => ({ resourceSpans: [] }),
+    'POST /api/otlp/v1/logs': () => ({ resourceLogs: [] }),
+    'POST /api/otlp/v1/metrics': () => ({ resourceMetrics: [] }),
+    // An envelope whose header line is this object and which carries no item; the store endpoint takes an event.
+    'POST /api/{projectNumber}/envelope/': () => ({ event_id: '9ec79c33ec9942ab8353589fcb2e04dc' }),
+    'POST /api/{projectNumber}/store/': () => ({ event_id: '9ec79c33ec9942ab8353589fcb2e04dc', message: 'valid' }),
   }
   const body = bodies[`${operation.method} ${operation.template}`]
   assert.ok(body, `${operation.method} ${operation.template} takes a body; add a valid one to validBodyOf`)

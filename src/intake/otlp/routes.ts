@@ -1,7 +1,7 @@
 import { Type } from 'typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { PortalContext } from '../../context.ts'
-import { problemErrorHandler, problemResponses } from '../../http/problem.ts'
+import { ProblemError, problemErrorHandler, problemResponses } from '../../http/problem.ts'
 import type { ApiKeyPrincipal, IngestPipeline } from '../../ingest/pipeline.ts'
 import { RATE_HEADERS } from '../../ingest/rate-limit.ts'
 import { batchTooLarge, refuseDeclaredOversize } from '../../ingest/route.ts'
@@ -133,7 +133,7 @@ export const otlpRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext; pipelin
         const bytes = await decodedBody(Buffer.isBuffer(request.body) ? request.body : EMPTY_BODY, request.headers['content-encoding'], maxBatchBytes)
         const message = decodeRequest(bytes, encoding, signal.service, signal.messageName)
         const receivedAt = Date.now()
-        const translation = signal.translate(message, receivedAt)
+        const translation = translateBody(signal, message, encoding, receivedAt)
         await pipeline.admit(principal, reply, translation.events.length)
         const { accepted, rejected } = pipeline.check(principal.projectId, translation.events, receivedAt)
         if (accepted.length > 0) {
@@ -154,6 +154,20 @@ export const otlpRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext; pipelin
         return reply.code(200).type(encoding === 'json' ? 'application/json' : 'application/x-protobuf').send(body)
       },
     )
+  }
+}
+
+/**
+ * OTLP/JSON is parsed as plain JSON (its ids are hex, not protobuf's base64) and read field by field,
+ * so a body of the wrong shape (`{"resourceSpans":1}`) fails there: that is the client's 400, not a 500.
+ * A protobuf body was shaped by its decoder already.
+ */
+function translateBody(signal: Signal, message: unknown, encoding: string, receivedAt: number): Translation {
+  if (encoding !== 'json') return signal.translate(message, receivedAt)
+  try {
+    return signal.translate(message, receivedAt)
+  } catch (error) {
+    throw new ProblemError(400, 'invalid_otlp', `body: not an OTLP/JSON ${signal.messageName}: ${error instanceof Error ? error.message : String(error)}`)
   }
 }
 
