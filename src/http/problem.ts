@@ -101,7 +101,6 @@ export const PROBLEM_CODES: Record<string, { status: number; arises: 'every' | '
   invalid_event: { status: 400, arises: 'route' },
   missing_token: { status: 401, arises: 'every' },
   invalid_token: { status: 401, arises: 'every' },
-  invalid_metrics_token: { status: 401, arises: 'route' },
   access_token_required: { status: 403, arises: 'access:read,admin' },
   admin_required: { status: 403, arises: 'access:admin' },
   api_key_required: { status: 403, arises: 'access:apiKey' },

@@ -36,15 +36,17 @@ const metricsRoute: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = async (a
         security: [{ metricsToken: [] }],
         response: {
           200: Type.String({ description: 'text/plain; version=0.0.4 exposition' }),
-          ...problemResponses('invalid_metrics_token', 404),
+          ...problemResponses(401, 404),
         },
       },
     },
     async (request, reply) => {
       if (expected === undefined) throw new ProblemError(404, 'not_found', 'GET /metrics is served when METRICS_TOKEN is set')
+      // The same 401s as every other route (spec part 7): no bearer, or not this one.
       const presented = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1]
-      if (presented === undefined || !timingSafeEqual(Buffer.from(sha256Hex(presented), 'hex'), expected)) {
-        throw new ProblemError(401, 'invalid_metrics_token', 'GET /metrics takes `Authorization: Bearer <METRICS_TOKEN>`')
+      if (presented === undefined) throw new ProblemError(401, 'missing_token', 'GET /metrics takes `Authorization: Bearer <METRICS_TOKEN>`')
+      if (!timingSafeEqual(Buffer.from(sha256Hex(presented), 'hex'), expected)) {
+        throw new ProblemError(401, 'invalid_token', 'GET /metrics takes `Authorization: Bearer <METRICS_TOKEN>`')
       }
       const queue = await readDeliveryStatus(ctx, undefined)
       webhookQueueDepth.set(queue.queueDepth)

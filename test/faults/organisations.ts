@@ -54,12 +54,9 @@ export async function createOrganisationWithCli(env: Record<string, string>, nam
 
 /** Gives the organisation two projects, every module's example event, error groups, a webhook endpoint and a failed delivery. */
 export async function seedOrganisation(t: PortalClient, tokens: OrgTokens): Promise<Organisation> {
-  const created = await createProject(t, `${tokens.id} main`, tokens.adminToken)
   // Its key may feed every intake route, so that each is reached past its scope check.
-  const key = await t.request('POST', `/api/projects/${created.id}/keys`, { token: tokens.adminToken, body: { name: 'every scope', scopes: ['ingest', 'otlp', 'sentry'] } })
-  assert.equal(key.status, 201, key.text)
-  const project: TestProject = { id: created.id, key: key.body.key, keyId: key.body.id, webhookSecret: key.body.webhookSecret }
-  const projectNumber = String(key.body.sentryDsn).split('/').pop()!
+  const project = await createProject(t, `${tokens.id} main`, tokens.adminToken, ['ingest', 'otlp', 'sentry'])
+  const projectNumber = project.sentryDsn!.split('/').pop()!
   const sibling = await createProject(t, `${tokens.id} sibling`, tokens.adminToken)
   const ingested = await ingest(t, project, modules.map((module) => event(module.type, module.examples.valid)))
   assert.equal(ingested.status, 200, ingested.text)
@@ -96,7 +93,7 @@ export interface Operation {
   /** the OpenAPI path, e.g. `/api/projects/{id}` */
   template: string
   /** who the document says may call it: an access token, a project API key, either (`any`), or anyone */
-  security: 'accessToken' | 'apiKey' | 'any' | 'public'
+  security: 'accessToken' | 'apiKey' | 'any' | 'public' | 'metricsToken'
   hasBody: boolean
   queryParameters: string[]
   requiredQuery: string[]
@@ -113,7 +110,7 @@ export function operationsOf(document: any): Operation[] {
       operations.push({
         method: method.toUpperCase(),
         template,
-        security: schemes.length === 0 ? 'public' : schemes.length === 2 ? 'any' : (schemes[0] as 'accessToken' | 'apiKey'),
+        security: schemes.length === 0 ? 'public' : schemes.length === 2 ? 'any' : (schemes[0] as 'accessToken' | 'apiKey' | 'metricsToken'),
         hasBody: operation.requestBody !== undefined,
         queryParameters: query.map((parameter) => parameter.name),
         requiredQuery: query.filter((parameter) => parameter.required).map((parameter) => parameter.name),

@@ -32,6 +32,7 @@ for (const dialect of DIALECTS) {
     let database: TestDatabase
     let portal: PortalProcess
     let env: Record<string, string>
+    let metricsToken: string
     let client: PortalClient
     let operations: Operation[]
     let a: Organisation
@@ -50,7 +51,9 @@ for (const dialect of DIALECTS) {
       const response = await fetch(portal.url + url, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) })
       const text = await response.text()
       answers.push(text)
-      return { status: response.status, text, body: text ? JSON.parse(text) : undefined }
+      // JSON answers are parsed; the Prometheus text of /metrics is searched as text only
+      const isJson = /json/.test(response.headers.get('content-type') ?? '')
+      return { status: response.status, text, body: text && isJson ? JSON.parse(text) : undefined }
     }
 
     /** Sends the operation aimed at `org`'s resources, with a valid body so that only the credential decides. */
@@ -65,7 +68,10 @@ for (const dialect of DIALECTS) {
     before(async () => {
       database = await createTestDatabase(dialect)
       const adminToken = randomToken('pat')
-      env = { ...FAULTS_ENV, DATABASE_URL: database.url, PORTAL_DATA_DIR: database.dataDir, PORTAL_BOOTSTRAP_TOKEN: adminToken }
+      // METRICS_TOKEN set, so that GET /metrics is served and refuses every other bearer like the rest
+      metricsToken = randomToken('metrics')
+      secrets.add(metricsToken)
+      env = { ...FAULTS_ENV, DATABASE_URL: database.url, PORTAL_DATA_DIR: database.dataDir, PORTAL_BOOTSTRAP_TOKEN: adminToken, METRICS_TOKEN: metricsToken }
       // trace: the most the portal ever logs, so that the search below covers every log line it can write
       portal = await spawnPortal({ ...env, LOG_LEVEL: 'trace' })
       client = { request: requester(portal.url), adminToken }
@@ -252,7 +258,10 @@ for (const dialect of DIALECTS) {
       }
       // every list and read there is
       for (const operation of operations.filter((operation) => !isWrite(operation))) {
-        for (const org of [a, b]) assert.equal((await call(operation, org, { token: org.viewerToken })).status, 200, `${operation.template}`)
+        for (const org of [a, b]) {
+          const token = operation.security === 'metricsToken' ? metricsToken : org.viewerToken
+          assert.equal((await call(operation, org, { token })).status, 200, `${operation.template}`)
+        }
       }
 
       const log = portal.output()

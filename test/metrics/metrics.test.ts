@@ -60,7 +60,7 @@ for (const dialect of DIALECTS) {
       for (const token of [undefined, `${METRICS_TOKEN}x`, t.adminToken]) {
         const response = await t.request('GET', '/metrics', { token })
         assert.equal(response.status, 401, `${token}: ${response.text}`)
-        assert.equal(response.body.code, 'invalid_metrics_token')
+        assert.equal(response.body.code, token === undefined ? 'missing_token' : 'invalid_token')
         assert.doesNotMatch(response.text, /portal_/)
       }
     })

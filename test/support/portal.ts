@@ -181,15 +181,17 @@ export interface TestProject {
   key: string
   keyId: string
   webhookSecret: string
+  /** the DSN Sentry SDKs take, when the key has the `sentry` scope */
+  sentryDsn?: string
 }
 
 /** Creates a project and an API key through the HTTP API, as a user would. */
-export async function createProject(t: PortalClient, name = 'test project', token = t.adminToken): Promise<TestProject> {
+export async function createProject(t: PortalClient, name = 'test project', token = t.adminToken, scopes?: string[]): Promise<TestProject> {
   const project = await t.request('POST', '/api/projects', { token, body: { name } })
   if (project.status !== 201) throw new Error(`project create: ${project.status} ${project.text}`)
-  const key = await t.request('POST', `/api/projects/${project.body.id}/keys`, { token, body: { name: 'test key' } })
+  const key = await t.request('POST', `/api/projects/${project.body.id}/keys`, { token, body: { name: 'test key', scopes } })
   if (key.status !== 201) throw new Error(`key create: ${key.status} ${key.text}`)
-  return { id: project.body.id, key: key.body.key, keyId: key.body.id, webhookSecret: key.body.webhookSecret }
+  return { id: project.body.id, key: key.body.key, keyId: key.body.id, webhookSecret: key.body.webhookSecret, sentryDsn: key.body.sentryDsn }
 }
 
 /** Sends a signed ingest batch exactly as an SDK would. */

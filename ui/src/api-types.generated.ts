@@ -2063,29 +2063,6 @@ export interface components {
                 };
             };
         };
-        /** @description The bearer token is missing, unknown or revoked. */
-        UnauthorizedInvalidMetricsToken: {
-            headers: {
-                /** @description always `Bearer`: the credential this API takes */
-                "WWW-Authenticate"?: "Bearer";
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "type": "about:blank",
-                 *       "title": "Unauthorized",
-                 *       "status": 401,
-                 *       "detail": "invalid_metrics_token: the `detail` names the field or header at fault",
-                 *       "code": "invalid_metrics_token"
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"] & {
-                    /** @enum {string} */
-                    code?: "invalid_metrics_token" | "missing_token" | "invalid_token";
-                };
-            };
-        };
         /** @description The request is well-formed but cannot be applied. */
         UnprocessableContentEndpointUnavailable: {
             headers: {
