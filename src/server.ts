@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { PortalContext } from './context.ts'
 import { authPlugin } from './http/auth.ts'
 import { openApiPlugin, openApiRoute } from './http/openapi.ts'
-import { connectionLimits, httpServerOptions } from './http/connections.ts'
+import { connectionLimits, createPortalServer } from './http/connections.ts'
 import { eventLoopDelaySampler, overloaded } from './http/load-shedding.ts'
 import { answerClientError, problemErrorHandler, sendProblem } from './http/problem.ts'
 import { healthRoutes } from './health/routes.ts'
@@ -20,6 +20,7 @@ import { metricsPlugin } from './metrics/routes.ts'
 import { modules } from './modules/registry.ts'
 import { apiKeyRoutes } from './projects/api-key-routes.ts'
 import { projectRoutes } from './projects/routes.ts'
+import { projectActivityRoutes } from './projects/activity.ts'
 import { retentionRoutes } from './retention/routes.ts'
 
 const LOAD_SAMPLE_INTERVAL_MS = 500
@@ -33,9 +34,10 @@ export async function buildServer(ctx: PortalContext) {
     loggerInstance: ctx.log,
     bodyLimit: BODY_LIMIT_BYTES,
     clientErrorHandler: answerClientError,
-    http: httpServerOptions(ctx.config.http),
-    requestTimeout: ctx.config.http.requestTimeoutMs,
-    keepAliveTimeout: ctx.config.http.keepAliveTimeoutMs,
+    // The phase timeouts, the connection cap and the pipelining limit (src/http/connections.ts).
+    serverFactory: (handler) => createPortalServer(ctx, handler),
+    // X-Forwarded-Proto/-Host/-For count only from the proxies TRUST_PROXY names (request.protocol, .host, .ip).
+    trustProxy: typeof ctx.config.trustProxy === 'number' ? trustHops(ctx.config.trustProxy) : ctx.config.trustProxy,
     // Flag keys, job and trace ids have no length limit; the 16 KiB request-line limit bounds them instead of Fastify's 100 (a 414).
     routerOptions: { maxParamLength: 16 * 1024 },
     // A malformed percent-escape in the path is refused by the router before any route: a problem body too.
@@ -62,9 +64,10 @@ export async function buildServer(ctx: PortalContext) {
   app.setNotFoundHandler((request, reply) => sendProblem(reply, 404, 'not_found', `no route for ${request.method} ${request.url.split('?')[0]}`))
 
   const { maxEventLoopDelayMs, retryAfterSeconds } = ctx.config.loadShedding
-  // Start-up (compiling every route's schemas) blocks the loop for a moment; that is not load.
+  // Start-up (compiling every route's schemas, and whatever else runs when ready) blocks the loop
+  // for a moment; that is not load. Shedding starts two samples after the portal listens.
   let sheddingFrom = Infinity
-  app.addHook('onReady', async () => {
+  app.addHook('onListen', async () => {
     sheddingFrom = Date.now() + 2 * LOAD_SAMPLE_INTERVAL_MS
   })
   const eventLoop = eventLoopDelaySampler(LOAD_SAMPLE_INTERVAL_MS)
@@ -75,7 +78,7 @@ export async function buildServer(ctx: PortalContext) {
     const delayMs = eventLoop.delayMs()
     if (delayMs > maxEventLoopDelayMs) throw overloaded(`event loop delay ${Math.round(delayMs)} ms, limit ${maxEventLoopDelayMs} ms`, retryAfterSeconds)
   })
-  await app.register(connectionLimits, { ctx })
+  await app.register(connectionLimits)
   await app.register(openApiPlugin)
   await app.register(metricsPlugin, { ctx })
   await app.register(authPlugin, { ctx })
@@ -90,6 +93,7 @@ export async function buildServer(ctx: PortalContext) {
   await app.register(otlpRoutes, { ctx, pipeline })
   await app.register(sentryRoutes, { ctx, pipeline })
   await app.register(projectRoutes, { ctx })
+  await app.register(projectActivityRoutes, { ctx })
   await app.register(apiKeyRoutes, { ctx })
   await app.register(retentionRoutes, { ctx })
   for (const module of modules) {
@@ -98,6 +102,11 @@ export async function buildServer(ctx: PortalContext) {
   }
   await app.register(uiPlugin)
   return app
+}
+
+/** TRUST_PROXY as a number: the nearest `hops` proxies are believed, as Fastify's own number option (which its types leave out). */
+function trustHops(hops: number) {
+  return (_address: string, hop: number) => hop < hops
 }
 
 export type PortalServer = Awaited<ReturnType<typeof buildServer>>

@@ -1,5 +1,5 @@
 import fs from 'node:fs'
-import type { Server, ServerOptions, ServerResponse } from 'node:http'
+import http, { type IncomingMessage, type RequestListener, type Server, type ServerOptions, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import fp from 'fastify-plugin'
 import type { FastifyReply, FastifyRequest } from 'fastify'
@@ -81,15 +81,22 @@ function onceAnswered(response: ServerResponse, then: () => void) {
 }
 
 /**
- * Connection limits for the app's server: at most `maxConnections` open, accept errors logged rather
- * than fatal, and no request body read after an answer that refused it.
+ * The HTTP server the portal listens with (Fastify's `serverFactory`): the phase timeouts, at most
+ * `maxConnections` open, accept errors logged rather than fatal, and at most
+ * `maxPipelinedRequests` requests of one connection handled at once.
  */
-export const connectionLimits = fp<{ ctx: PortalContext }>(async (app, { ctx }) => {
+export function createPortalServer(ctx: PortalContext, handler: RequestListener): Server {
   const log = ctx.log
   const { maxConnections, reason } = connectionCap(ctx.config)
-  log.info({ maxConnections, reason }, 'client connections capped')
-  guardServer(app.server, maxConnections, log)
+  const { maxPipelinedRequests } = ctx.config.http
+  log.info({ maxConnections, reason, maxPipelinedRequests }, 'client connections capped')
+  const server = http.createServer(httpServerOptions(ctx.config.http), pipelineLimited(handler, maxPipelinedRequests))
+  guardServer(server, maxConnections, log)
+  return server
+}
 
+/** No request body read after an answer that refused it. */
+export const connectionLimits = fp(async (app) => {
   // An answer given before the body arrived (401, 403, 413 from Content-Length, 503) closes the
   // connection: keeping it alive would mean reading and discarding the whole declared body first.
   app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply) => {
@@ -97,28 +104,125 @@ export const connectionLimits = fp<{ ctx: PortalContext }>(async (app, { ctx }) 
   })
 })
 
+/**
+ * Hands the requests of one connection to `handler` at most `limit` at a time, in order, and stops
+ * reading the connection while `limit` are in hand: a client pipelining thousands of requests in one
+ * write gets them handled a few at a time, as nginx and h2o do, instead of thousands of handlers at once.
+ */
+function pipelineLimited(handler: RequestListener, limit: number): RequestListener {
+  const pipelines = new WeakMap<Socket, { handling: number; waiting: [IncomingMessage, ServerResponse][] }>()
+  const start = (request: IncomingMessage, response: ServerResponse) => {
+    const socket = request.socket as Socket
+    const pipeline = pipelines.get(socket)!
+    pipeline.handling++
+    onceAnswered(response, () => {
+      pipeline.handling--
+      const next = pipeline.waiting.shift()
+      if (next) return start(...next)
+      if (pipeline.handling < limit) resumeReading(socket)
+    })
+    handler(request, response)
+  }
+  return (request, response) => {
+    const socket = request.socket as Socket
+    let pipeline = pipelines.get(socket)
+    if (!pipeline) pipelines.set(socket, (pipeline = { handling: 0, waiting: [] }))
+    if (pipeline.handling < limit && pipeline.waiting.length === 0) start(request, response)
+    else pipeline.waiting.push([request, response])
+    if (pipeline.handling >= limit) stopReading(socket)
+  }
+}
+
+/**
+ * Node's HTTP server feeds the socket to its parser natively, so `socket.pause()` does not stop it
+ * reading (Node's own back-pressure on pipelined requests pauses the same handle). What was already
+ * read, at most one 64 KiB read, is still parsed; its requests wait their turn in `pipelineLimited`.
+ */
+function stopReading(socket: Socket) {
+  const handle = (socket as unknown as { _handle?: { readStop?: () => number } })._handle
+  if (handle?.readStop && !pausedSockets.has(socket)) {
+    pausedSockets.add(socket)
+    handle.readStop()
+  }
+}
+
+function resumeReading(socket: Socket) {
+  if (!pausedSockets.delete(socket) || socket.destroyed) return
+  ;(socket as unknown as { _handle?: { readStart?: () => number } })._handle?.readStart?.()
+}
+
+const pausedSockets = new WeakSet<Socket>()
+
+/**
+ * Counts turns of the event loop, but only while a connection accepted in the last two is open to
+ * being compared: a connection accepted in one turn is read in the next one's poll phase at the
+ * earliest (a probe's request is often in the kernel already when it is accepted in a burst of an
+ * attacker's connections), so until two turns have passed it has had no chance to say anything.
+ */
+function eventLoopTurns() {
+  let turn = 0
+  let turnsWanted = 0
+  let scheduled = false
+  const schedule = () => {
+    if (scheduled) return
+    scheduled = true
+    setImmediate(tick)
+  }
+  const tick = () => {
+    scheduled = false
+    turn++
+    if (--turnsWanted > 0) schedule()
+  }
+  return {
+    current: () => turn,
+    /** the turn a connection is accepted in; the count goes on until it is two turns old */
+    stamp(): number {
+      turnsWanted = 2
+      schedule()
+      return turn
+    },
+  }
+}
+
 function guardServer(server: Server, maxConnections: number, log: FastifyBaseLogger) {
-  // Connections with no request in flight, oldest first: the ones given up when the cap is reached.
+  // Connections with no request in flight, longest idle first: the ones given up when the cap is reached.
   const idle = new Set<Socket>()
+  const acceptedInTurn = new WeakMap<Socket, number>()
+  const turns = eventLoopTurns()
   let open = 0
-  const warnShed = throttledWarning(log, 'connection cap reached: the oldest idle connection was closed')
+  const warnShed = throttledWarning(log, 'connection cap reached: the longest idle connection was closed')
+  const warnRefused = throttledWarning(log, 'connection cap reached with every connection busy or just accepted: a new one was refused')
   const warnAccept = throttledWarning(log, 'could not accept a connection')
+
+  /** The connection idle longest among those that have had a turn to send their request, if any. */
+  const longestIdle = (): Socket | undefined => {
+    for (const socket of idle) {
+      // Accepted in this turn or the one before: its bytes, if it sent some, may not have been read yet.
+      if (turns.current() - (acceptedInTurn.get(socket) ?? -Infinity) >= 2) return socket
+    }
+    return undefined
+  }
 
   server.on('connection', (socket: Socket) => {
     open++
     owedAnswers.set(socket, new Set())
-    idle.add(socket)
     socket.once('close', () => {
       open--
       idle.delete(socket)
     })
-    if (open <= maxConnections) return
-    // Idle connections (silent, headers trickling, kept alive) go first, so that a flood of them
-    // cannot keep out a health probe or an ingest; the newcomer goes when every other one is busy.
-    const oldest = idle.values().next().value ?? socket
-    idle.delete(oldest)
-    oldest.destroy()
-    warnShed({ open, maxConnections })
+    if (open > maxConnections) {
+      const oldest = longestIdle()
+      if (!oldest) {
+        // Every other connection is busy or as new as this one: the newcomer is the one refused.
+        warnRefused({ open, maxConnections })
+        return void socket.destroy()
+      }
+      idle.delete(oldest)
+      oldest.destroy()
+      warnShed({ open, maxConnections })
+    }
+    idle.add(socket)
+    acceptedInTurn.set(socket, turns.stamp())
   })
 
   server.on('request', (request, response: ServerResponse) => {

@@ -15,7 +15,7 @@ export function overloaded(reason: string, retryAfterSeconds: number): ProblemEr
  * loop's delay does not see a database that falls behind (the loop idles while it waits), so without
  * this bound requests would queue without end, each holding its batch in memory.
  */
-export function refuseWhenBacklogged(committer: GroupCommitter<any, any>, shedding: Config['loadShedding']): void {
+export function refuseWhenBacklogged(committer: Pick<GroupCommitter<unknown, unknown>, 'backlog'>, shedding: Config['loadShedding']): void {
   const { maxPendingEvents, retryAfterSeconds } = shedding
   if (maxPendingEvents > 0 && committer.backlog >= maxPendingEvents) {
     throw overloaded(`events waiting for the database: ${committer.backlog}, limit ${maxPendingEvents}`, retryAfterSeconds)

@@ -180,6 +180,11 @@ const FASTIFY_CODES: Record<string, [number, string]> = {
 export function problemErrorHandler(isUnavailable: (error: unknown) => boolean) {
   return function handleError(this: unknown, error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
     if (error instanceof ProblemError) return sendProblem(reply, error.status, error.code, error.detail, error.headers)
+    // The client hung up while its body was being read: there is no one to answer, so no answer is written.
+    if (error.code === 'ECONNRESET' || request.raw.aborted) {
+      reply.hijack()
+      return void request.raw.destroy()
+    }
     if (error.validation) return sendProblem(reply, 400, validationCode(error), validationDetail(error))
     const known = error.code ? FASTIFY_CODES[error.code] : undefined
     if (known) return sendProblem(reply, known[0], known[1], error.message)

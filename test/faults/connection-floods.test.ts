@@ -12,10 +12,7 @@ const ADMIN = `pat_${'f'.repeat(32)}`
  * machine a probe behind a flood can take longer, so the latencies are reported, not asserted.
  */
 const PROBE_TIMEOUT_MS = 10_000
-/**
- * The smallest usual default. With a cap below the listen backlog (511), one burst of accepts can
- * close connections accepted earlier in the same burst, a probe's among them.
- */
+/** The smallest usual default: a cap (940) not much above the listen backlog (511), so that one burst of accepts fills most of it. */
 const DESCRIPTOR_LIMIT = 1024
 /** The reserve is 64 + DATABASE_POOL_SIZE + WEBHOOK_CONCURRENCY (src/http/connections.ts). */
 const SMALL_RESERVE_ENV = { DATABASE_POOL_SIZE: '4', WEBHOOK_CONCURRENCY: '16' }
@@ -115,14 +112,13 @@ for (const dialect of DIALECTS) {
         // The cap, plus the listening socket, the database's and a probe or two in flight.
         assert.ok(attack.mostSockets <= DERIVED_CAP + 10, `the portal held ${attack.mostSockets} sockets at most (${attack.opened} connections opened)`)
         assert.ok(attack.mostDescriptors < DESCRIPTOR_LIMIT, `the portal held ${attack.mostDescriptors} descriptors at most`)
-        // A probe accepted in a burst of the attacker's can be closed as the oldest idle connection
-        // before its request is read (a refusal, answered at once); none may hang, and some get through.
-        assert.ok(answered.some((probe) => probe.status === 200), 'health answered during the attack')
-        assert.deepEqual(
-          answered.filter((probe) => probe.status !== 200 && probe.status !== 'refused'),
-          [],
-          'every probe during the attack answered 200 or was refused, none hung',
-        )
+        // A probe is accepted in the attacker's bursts, and read a turn of the event loop later: the
+        // cap closes the longest idle connection among those read at least once, never the probe. Only
+        // when every held connection was accepted in the same burst is the newcomer refused: that can
+        // catch a probe once, at the attack's start, and the probe learns it at once, never hangs.
+        const refused = answered.filter((probe) => probe.status !== 200)
+        assert.ok(refused.length <= 1 && refused.every((probe) => probe.status === 'refused'), `probes not answered 200: ${JSON.stringify(refused)}`)
+        assert.ok(answered.every((probe) => probe.ms < 1000), `every probe settled within a second (slowest ${slowest} ms)`)
         assert.equal((await fetch(`${portal.url}/api/health`)).status, 200)
       } finally {
         await killPortal(portal)

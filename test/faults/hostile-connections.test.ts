@@ -1,5 +1,9 @@
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { SignJWT, generateKeyPair } from 'jose'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createProject, DIALECTS, event, ingest, readAll, startTestPortal, type TestPortal, type TestProject } from '../support/portal.ts'
 import { connectRaw, ingestHead, ingestRequest, type RawConnection } from './support/raw-http.ts'
@@ -157,6 +161,84 @@ for (const dialect of DIALECTS) {
       assert.equal(answered, 2000)
       assert.deepEqual([...statuses], [401])
       assert.equal((await ingest(t, project, [event('log', { message: 'after the 401s' })])).status, 200)
+    })
+  })
+}
+
+/** Bytes waiting in the kernel on a loopback TCP socket, from /proc/net/tcp: `send` not yet taken by the peer, `receive` not yet read by its owner. */
+function kernelQueues(localPort: number, remotePort: number): { send: number; receive: number } {
+  const hex = (port: number) => `0100007F:${port.toString(16).toUpperCase().padStart(4, '0')}`
+  for (const line of fs.readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1)) {
+    const fields = line.trim().split(/\s+/)
+    if (fields[1] === hex(localPort) && fields[2] === hex(remotePort)) {
+      const [send, receive] = fields[4].split(':').map((queue) => parseInt(queue, 16))
+      return { send, receive }
+    }
+  }
+  throw new Error(`no socket 127.0.0.1:${localPort} → 127.0.0.1:${remotePort} in /proc/net/tcp`)
+}
+
+/** What one read of Node's takes off a socket at most: the requests parsed from it are read ahead, whatever the limit. */
+const NODE_READ_BYTES = 64 * 1024
+const MAX_PIPELINED = 4
+const PIPELINED_REQUESTS = 2000
+
+for (const dialect of DIALECTS) {
+  describe(`pipelining on ${dialect}`, () => {
+    let t: TestPortal
+    let jwks: http.Server
+    let releaseJwks: () => void = () => {}
+    let jwksAsked: Promise<void>
+    let bearer: string
+
+    before(async () => {
+      // The requests wait on a JWKS endpoint that answers only when told: while it holds, they stay in hand.
+      let asked: () => void = () => {}
+      jwksAsked = new Promise((resolve) => (asked = resolve))
+      const held = new Promise<void>((resolve) => (releaseJwks = resolve))
+      jwks = http.createServer((_request, response) => {
+        asked()
+        void held.then(() => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [] })))
+      })
+      await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve))
+      const { privateKey } = await generateKeyPair('RS256')
+      bearer = await new SignJWT({ org_id: 'x', role: 'admin' }).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer('https://id.example.test/').setAudience('portal').setExpirationTime('5m').sign(privateKey)
+      t = await startTestPortal(dialect, {
+        HTTP_MAX_PIPELINED_REQUESTS: String(MAX_PIPELINED),
+        AUTH_JWKS_URL: `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks.json`,
+        AUTH_JWT_ISSUER: 'https://id.example.test/',
+        AUTH_JWT_AUDIENCE: 'portal',
+      })
+    })
+    after(async () => {
+      releaseJwks()
+      await t.close()
+      jwks.close()
+    })
+
+    test(`${PIPELINED_REQUESTS} requests in one write: the portal stops reading the connection at HTTP_MAX_PIPELINED_REQUESTS in hand, then answers them all in order`, { timeout: 60_000 }, async (t2) => {
+      const request = `GET /api/projects HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${bearer}\r\n\r\n`
+      const connection = connectRaw(t.url)
+      await connection.connected
+      void connection.send(request.repeat(PIPELINED_REQUESTS))
+      await jwksAsked
+      await sleep(500)
+      // Handed to the kernel by the client, less what still waits in either socket's queue: what the portal has read.
+      const portalPort = Number(new URL(t.url).port)
+      const clientPort = connection.socket.localPort!
+      const handedToKernel = connection.socket.bytesWritten - connection.socket.writableLength
+      const readByPortal = handedToKernel - kernelQueues(clientPort, portalPort).send - kernelQueues(portalPort, clientPort).receive
+      t2.diagnostic(`${request.length * PIPELINED_REQUESTS} bytes pipelined, ${handedToKernel} in the kernel, ${readByPortal} read by the portal while ${MAX_PIPELINED} requests waited`)
+      assert.equal(connection.answers().length, 0, 'nothing is answered while the JWKS endpoint holds')
+      assert.ok(readByPortal <= NODE_READ_BYTES + MAX_PIPELINED * request.length, `the portal read ${readByPortal} bytes ahead`)
+      assert.ok(handedToKernel > readByPortal, 'the client had more to send')
+      releaseJwks()
+      const until = performance.now() + 45_000
+      while (connection.answers().length < PIPELINED_REQUESTS && performance.now() < until) await sleep(50)
+      const statuses = connection.answers().map((answer) => answer.status)
+      assert.equal(statuses.length, PIPELINED_REQUESTS, 'every request is answered')
+      assert.deepEqual([...new Set(statuses)], [401])
+      connection.socket.destroy()
     })
   })
 }
