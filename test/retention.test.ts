@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { Kysely } from 'kysely'
 import { createProject, DIALECTS, event, readAll, startTestPortal, type TestPortal, type TestProject } from './support/portal.ts'
-import { ingestAll, read } from './modules/fixtures.ts'
+import { ingestAll, read } from './support/module-reads.ts'
 import { deleteExpiredRows, type RetentionReport } from '../src/retention/job.ts'
 
 const DAY = 86_400_000
@@ -100,10 +100,12 @@ for (const dialect of DIALECTS) {
       await ingestAll(t, project, [1, 2, 3, 4, 5].map((n) => event('log', { message: `old ${n}` }, daysAgo(20))))
       let steps = 0
       const rows = { table: 'log_events', timeColumn: 'ts', key: ['id'] }
-      const first = await deleteExpiredRows(db, rows, today - 7 * DAY, project.id, 2, () => steps++ >= 1)
+      // the log events' own store: the same database, or DuckDB with EVENT_STORE=duckdb
+      const events = t.portal.ctx.storage.eventsOf('log_events').db
+      const first = await deleteExpiredRows(events, rows, today - 7 * DAY, project.id, 2, () => steps++ >= 1)
       assert.equal(first, 2)
       assert.equal((await messages(t, project)).length, 3)
-      assert.equal(await deleteExpiredRows(db, rows, today - 7 * DAY, project.id, 2, () => false), 3)
+      assert.equal(await deleteExpiredRows(events, rows, today - 7 * DAY, project.id, 2, () => false), 3)
     })
 
     test('module status shows size on disk, oldest event and the retention in force', async () => {

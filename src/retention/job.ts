@@ -2,7 +2,9 @@ import { setImmediate as yieldToIngest } from 'node:timers/promises'
 import { sql, type Kysely } from 'kysely'
 import type { PortalContext } from '../context.ts'
 import { IDEMPOTENCY_RETENTION_MS } from '../ingest/idempotency.ts'
-import type { EventModule, ExpiringRows } from '../modules/module.ts'
+import type { EventModule, ExpiringRows, TablesByName } from '../modules/module.ts'
+import { moduleDb } from '../modules/read-route.ts'
+import { tablesOf, type Connection, type Database } from '../storage/tables.ts'
 import { modules } from '../modules/registry.ts'
 import { DAY_MS, expiryCutoff, readProjectRetentions, retentionDays } from './policy.ts'
 import { countRetentionDeleted, markRetentionRun } from '../metrics/metrics.ts'
@@ -35,7 +37,8 @@ export interface RetentionOptions {
  * statement: each its own short transaction, with the event loop free between them, so ingest waits
  * for at most one small delete.
  */
-export async function deleteExpiredRows(db: Kysely<any>, rows: ExpiringRows, cutoff: number, projectId: string | undefined, batch: number, stop: () => boolean): Promise<number> {
+export async function deleteExpiredRows(connection: Connection, rows: ExpiringRows, cutoff: number, projectId: string | undefined, batch: number, stop: () => boolean): Promise<number> {
+  const db = tablesOf<TablesByName>(connection)
   let deleted = 0
   while (!stop()) {
     let expired = db.selectFrom(rows.table).select(rows.key).where(rows.timeColumn, '<', cutoff)
@@ -58,7 +61,7 @@ export async function deleteExpiredRows(db: Kysely<any>, rows: ExpiringRows, cut
  */
 export async function applyRetention(ctx: PortalContext, { now = Date.now(), stop = () => false }: RetentionOptions = {}): Promise<RetentionReport> {
   const { storage, config } = ctx
-  const db = storage.db as unknown as Kysely<any>
+  const db = moduleDb(ctx)
   const batch = config.retention.deleteBatchRows
   const report: RetentionReport = { deleted: {}, droppedPartitions: [], createdPartitions: [], bytesReturned: 0, failed: {}, stopped: false }
   const count = (table: string, rows: number) => {
@@ -69,14 +72,16 @@ export async function applyRetention(ctx: PortalContext, { now = Date.now(), sto
   const projectIds = (await storage.db.selectFrom('projects').select('id').execute()).map((row) => row.id)
   const settings = await readProjectRetentions(storage.db)
 
-  async function purgeModule(module: EventModule<any>) {
+  async function purgeModule(module: EventModule) {
     const cutoffs = projectIds.map((projectId) => [projectId, expiryCutoff(retentionDays(config, module, settings.get(projectId)).days, now)] as const)
     const everyonesCutoff = Math.min(expiryCutoff(config.retention.days[module.type], now), ...cutoffs.map(([, cutoff]) => cutoff))
     report.droppedPartitions.push(...(await storage.space.dropPartitionsBefore(module.table, everyonesCutoff)))
     report.createdPartitions.push(...(await storage.space.createPartitions(module.table, Math.floor(now / DAY_MS) * DAY_MS + (PARTITION_DAYS_AHEAD + 1) * DAY_MS)))
     const tables: ExpiringRows[] = [{ table: module.table, timeColumn: 'ts', key: ['id'] }, ...(module.retention?.expiring ?? [])]
+    // The event rows may live in the event store (DuckDB); the rows that expire with them are state, in `db`.
+    const events = storage.eventsOf(module.table).db
     for (const [projectId, cutoff] of cutoffs) {
-      for (const rows of tables) count(rows.table, await deleteExpiredRows(db, rows, cutoff, projectId, batch, stop))
+      for (const rows of tables) count(rows.table, await deleteExpiredRows(rows.table === module.table ? events : db, rows, cutoff, projectId, batch, stop))
     }
   }
 

@@ -21,7 +21,7 @@ export type RetentionSource = 'project_module' | 'project' | 'install'
  * type, else the project's `days` (unless the module keeps its own default, as audit does), else the
  * install's `RETENTION_DAYS_<TYPE>` / `RETENTION_DAYS`.
  */
-export function retentionDays(config: Config, module: EventModule<any>, project: ProjectRetention | undefined): { days: number; source: RetentionSource } {
+export function retentionDays(config: Config, module: EventModule, project: ProjectRetention | undefined): { days: number; source: RetentionSource } {
   const own = project?.modules[module.type]
   if (own !== undefined) return { days: own, source: 'project_module' }
   if (project?.days != null && module.retention?.defaultDays === undefined) return { days: project.days, source: 'project' }

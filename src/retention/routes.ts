@@ -1,4 +1,5 @@
 import { Type } from 'typebox'
+import { named } from '../http/openapi-components.ts'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { PortalContext } from '../context.ts'
 import { accessPrincipal } from '../http/auth.ts'
@@ -15,15 +16,18 @@ const ModuleDays = Type.Object(Object.fromEntries(modules.map((module) => [modul
   description: 'days per event type, over `days` and the install’s settings',
 })
 
-const RetentionInput = Type.Object(
-  {
-    days: Type.Union([Days, Type.Null()], { description: 'days for every event type whose module keeps no default of its own (audit does); null: the install’s settings' }),
-    modules: Type.Optional(ModuleDays),
-  },
-  { additionalProperties: false },
+const RetentionInput = named(
+  'ProjectRetentionInput',
+  Type.Object(
+    {
+      days: Type.Union([Days, Type.Null()], { description: 'days for every event type whose module keeps no default of its own (audit does); null: the install’s settings' }),
+      modules: Type.Optional(ModuleDays),
+    },
+    { additionalProperties: false },
+  ),
 )
 
-const Retention = Type.Object({
+const Retention = named('ProjectRetention', Type.Object({
   projectId: Type.String(),
   days: Type.Union([Type.Integer(), Type.Null()], { description: 'the project’s setting for every type; null when it has none' }),
   modules: Type.Record(Type.String(), Type.Integer(), { description: 'the project’s settings per event type' }),
@@ -38,7 +42,7 @@ const Retention = Type.Object({
     }),
     { description: 'by event type: the days in force, and which setting decided' },
   ),
-})
+}))
 
 const ProjectParams = Type.Object({ id: Type.String({ description: 'the project, prj_…' }) })
 

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely'
 import { observeCommit, trackBacklog } from '../metrics/metrics.ts'
 import { PoolExhaustedError, type Storage } from './storage.ts'
+import type { Database } from './tables.ts'
 
 export interface GroupCommitter<I, R> {
   /** Resolves with the item's result once the transaction holding it has committed. */
@@ -25,7 +26,7 @@ interface Pending<I, R> {
  */
 export function createGroupCommitter<I, R>(
   storage: Storage,
-  writeAll: (trx: Kysely<any>, items: I[]) => Promise<R[]>,
+  writeAll: (trx: Kysely<Database>, items: I[]) => Promise<R[]>,
   maxItemsPerTransaction: number,
   weigh: (item: I) => number = () => 1,
   /** the write path's name in metrics */
@@ -50,7 +51,7 @@ export function createGroupCommitter<I, R>(
   async function commit(group: Pending<I, R>[]) {
     try {
       const startedAt = performance.now()
-      const results = await storage.db.transaction().execute((trx) => writeAll(trx as Kysely<any>, group.map((entry) => entry.item)))
+      const results = await storage.db.transaction().execute((trx) => writeAll(trx, group.map((entry) => entry.item)))
       observeCommit(name, group.length, (performance.now() - startedAt) / 1000)
       group.forEach((entry, index) => entry.resolve(results[index]))
     } catch (error) {

@@ -7,8 +7,11 @@ import type { ColumnTypes, Storage } from './storage.ts'
  */
 export interface Migration {
   name: string
-  up(db: Kysely<any>, types: ColumnTypes): Promise<void>
+  up(db: MigrationDb, types: ColumnTypes): Promise<void>
 }
+
+/** What a migration and the frozen helpers it calls write through: untyped on purpose, since today's row types are not the ones the migration saw. */
+export type MigrationDb = Kysely<any>
 
 export const coreMigrations: Migration[] = [
   {
@@ -139,14 +142,14 @@ export const coreMigrations: Migration[] = [
   },
 ]
 
-async function tableColumns(db: Kysely<any>, table: string): Promise<string[]> {
+async function tableColumns(db: MigrationDb, table: string): Promise<string[]> {
   const tables = await db.introspection.getTables()
   return tables.find((found) => found.name === table)?.columns.map((column) => column.name) ?? []
 }
 
 /** Applies, in order, every migration not yet recorded, under a lock so that concurrent starts take turns. */
 export async function migrate(storage: Storage, migrations: Migration[]): Promise<string[]> {
-  const db = storage.db as unknown as Kysely<any>
+  const db = storage.db as unknown as MigrationDb
   return storage.withExclusiveLock('portal_migrations', async () => {
     await db.schema
       .createTable('portal_migrations')

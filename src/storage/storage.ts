@@ -1,7 +1,8 @@
 import type { Compilable, CompiledQuery, Kysely, RawBuilder, SelectQueryBuilder } from 'kysely'
 import type { PercentileRow } from './percentiles.ts'
 import type { Migration } from './migrations.ts'
-import type { Database } from './tables.ts'
+import type { Connection, Database } from './tables.ts'
+import type { EventStore } from './event-store.ts'
 
 /** Column types that differ between the databases; migrations take them instead of asking which database runs. */
 export interface ColumnTypes {
@@ -33,16 +34,18 @@ export interface Storage {
    * Locks the selected rows until the transaction ends and skips rows another transaction holds, so
    * that several portal processes claim disjoint rows (a work queue).
    */
-  forUpdateSkipLocked<Q extends SelectQueryBuilder<any, any, any>>(query: Q): Q
+  forUpdateSkipLocked<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>
   /** Runs `run` while holding a lock that other portal processes sharing this database respect. */
   withExclusiveLock<T>(name: string, run: () => Promise<T>): Promise<T>
   /**
    * Inside `trx`, waits for and takes a lock on each of `names` that lasts until `trx` ends, respected
    * by the transactions of every portal process sharing this database. Two names never share a lock.
    * The names of one call are taken in one order; a caller that takes locks in several calls keeps
-   * the same order of calls everywhere (error groups: fingerprints, then groups).
+   * the same order of calls everywhere (error groups: fingerprints, then groups). The names in `shared`
+   * are taken in share mode: any number of transactions hold those together, while a transaction
+   * taking the name without `shared` waits for them all and excludes them.
    */
-  lockInTransaction(trx: Kysely<any>, names: string | readonly string[]): Promise<void>
+  lockInTransaction(trx: Connection, names: string | readonly string[], shared?: ReadonlySet<string>): Promise<void>
   /**
    * Writes `rows` with `write` (see `rowWrite`) inside the transaction `trx`, the way this database
    * writes many rows fastest.
@@ -54,6 +57,8 @@ export interface Storage {
    * of values (measured with `npm run bench -- reads`).
    */
   percentilesByGroup(values: SelectQueryBuilder<any, any, any>, columns: string[], percentiles: readonly number[]): Promise<PercentileRow[]>
+  /** Where the event rows of `table` (a module's) are written and read (docs/event-store.md). */
+  eventsOf(table: string): EventStore
   /** What retention and size reads need that each database does its own way (docs/retention.md). */
   readonly space: SpaceManagement
   /**
@@ -89,7 +94,7 @@ export interface SpaceManagement {
  */
 export interface InvalidationChannel {
   /** Sends `topic` to every subscriber of every portal, this one's included; inside `trx`, once it commits. */
-  publish(topic: string, trx?: Kysely<any>): Promise<void>
+  publish(topic: string, trx?: Connection): Promise<void>
   /**
    * Calls `listener` with each topic published, and with null when messages may have been missed (the
    * channel was down and is back): a listener then forgets everything. Returns the unsubscribe.
@@ -123,12 +128,19 @@ export interface StorageOptions {
   /** PostgreSQL only: SQLite's calls are synchronous and bounded by its busy timeout */
   queryTimeoutMs: number
   sqliteSynchronous: 'full' | 'normal'
+  /** SQLite only: with `duckdb`, the event rows of `columnarTables` live in events.duckdb beside the database file */
+  eventStore?: 'sqlite' | 'duckdb'
+  columnarTables?: string[]
 }
 
 export async function openStorage(databaseUrl: string, options: StorageOptions): Promise<Storage> {
   if (databaseUrl.startsWith('sqlite:')) {
     const { openSqliteStorage } = await import('./sqlite/sqlite-storage.ts')
-    return openSqliteStorage(databaseUrl.slice('sqlite:'.length), options.sqliteSynchronous, undefined, options.poolWaitMs)
+    const file = databaseUrl.slice('sqlite:'.length)
+    const storage = openSqliteStorage(file, options.sqliteSynchronous, undefined, options.poolWaitMs)
+    if (options.eventStore !== 'duckdb' || file === ':memory:') return storage
+    const { withDuckdbEvents } = await import('./duckdb/duckdb-events.ts')
+    return withDuckdbEvents(storage, file, options.columnarTables ?? [])
   }
   const { openPostgresStorage } = await import('./postgres/postgres-storage.ts')
   return openPostgresStorage(databaseUrl, options)

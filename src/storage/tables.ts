@@ -1,3 +1,13 @@
+import type { Kysely, QueryExecutorProvider } from 'kysely'
+
+/** A connection or transaction of the portal's database, whatever tables its holder has typed it with. */
+export type Connection = QueryExecutorProvider
+
+/** `connection` typed with the portal's own tables and `T` (a module's, in its `tables.ts`): they all live in the one database. */
+export function tablesOf<T = unknown>(connection: Connection): Kysely<Database & T> {
+  return connection as Kysely<Database & T>
+}
+
 /** Row types of the portal's own tables. Module tables are typed in their modules. */
 export interface Database {
   organizations: { id: string; name: string; created_at: number }

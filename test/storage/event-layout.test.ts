@@ -47,7 +47,7 @@ for (const dialect of DIALECTS) {
       for (const { definition } of definitions) assert.doesNotMatch(definition, /\sdesc\b/i)
     })
 
-    test('the newest-first page of a project walks the (project, time) index backwards, without a sort', async () => {
+    test('the newest-first page of a project walks the (project, time) index backwards, sorting at most the ties in time', async () => {
       const page = db.selectFrom('log_events').select(['id', 'ts']).where('project_id', '=', 'prj_a').where('level', '=', 'info').orderBy('ts', 'desc').orderBy('id', 'desc').limit(50)
       if (dialect === 'sqlite') {
         const compiled = page.compile()
@@ -59,7 +59,9 @@ for (const dialect of DIALECTS) {
         const compiled = page.compile()
         const plan = (await db.executeQuery<{ 'QUERY PLAN': string }>({ ...compiled, sql: `explain ${compiled.sql}` })).rows.map((row) => row['QUERY PLAN']).join('\n')
         assert.match(plan, /Index (Only )?Scan Backward using/)
-        assert.doesNotMatch(plan, /Sort\s+\(cost/)
+        // The indexes end in `ts` (postgres/002): the rows sharing a millisecond are put in `id` order, nothing more.
+        assert.match(plan, /Presorted Key: (log_events\.)?ts\n/)
+        assert.doesNotMatch(plan.replace(/Incremental Sort/g, ''), /Sort\s+\(cost/)
       }
     })
 

@@ -1,7 +1,9 @@
-import { sql, type Kysely, type SelectQueryBuilder } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import type { StoredEvent } from '../module.ts'
 import type { LogPayload } from './payload.ts'
 import type { Static } from 'typebox'
+import { tablesOf, type Database } from '../../storage/tables.ts'
+import type { LogTables } from './tables.ts'
 
 export const HOUR_MS = 3_600_000
 
@@ -14,7 +16,7 @@ const startOfHour = (ts: number) => Math.floor(ts / HOUR_MS) * HOUR_MS
 export const LEVEL_HOUR_SHARDS = 8
 
 /** Adds a batch of logs to the per-hour level counts, in the ingest transaction. */
-export async function countLevelHours(trx: Kysely<any>, events: StoredEvent<Static<typeof LogPayload>>[]): Promise<void> {
+export async function countLevelHours(trx: Kysely<Database>, events: StoredEvent<Static<typeof LogPayload>>[]): Promise<void> {
   const shard = Math.floor(Math.random() * LEVEL_HOUR_SHARDS)
   const counts = new Map<string, { project_id: string; hour: number; level_key: string; shard: number; level: string | null; events: number }>()
   for (const event of events) {
@@ -28,7 +30,7 @@ export async function countLevelHours(trx: Kysely<any>, events: StoredEvent<Stat
   // One order for every writer, so that concurrent upserts on PostgreSQL lock rows in the same order.
   const rows = [...counts.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row)
   for (let start = 0; start < rows.length; start += 5000) {
-    await trx
+    await tablesOf<LogTables>(trx)
       .insertInto('log_level_hours')
       .values(rows.slice(start, start + 5000))
       .onConflict((conflict) => conflict.columns(['project_id', 'hour', 'level_key', 'shard']).doUpdateSet({ events: sql`${sql.ref('log_level_hours.events')} + excluded.events` }))
@@ -41,11 +43,11 @@ export async function countLevelHours(trx: Kysely<any>, events: StoredEvent<Stat
  * partial hours at either end from the logs themselves.
  */
 export async function countLevels(
-  db: Kysely<any>,
+  db: Kysely<Database & LogTables>,
   projectId: string,
   fromMs: number | undefined,
   toMs: number | undefined,
-  countLogs: (from: number | undefined, to: number | undefined) => SelectQueryBuilder<any, any, any>,
+  countLogs: (from: number | undefined, to: number | undefined) => { execute(): Promise<{ level: string | null; count: unknown }[]> },
 ): Promise<{ level: string | null; count: number }[]> {
   const firstWholeHour = fromMs === undefined ? undefined : Math.ceil(fromMs / HOUR_MS) * HOUR_MS
   const endOfWholeHours = toMs === undefined ? undefined : startOfHour(toMs)

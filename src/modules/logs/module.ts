@@ -12,22 +12,28 @@ export const logsModule = defineModule({
   payload: LogPayload,
   examples: logExamples,
   table: 'log_events',
+  columnar: true,
   migrations: logMigrations,
   columns: (d) => ({ level: d.level ?? null, module: d.module ?? null, message: d.message }),
   filters: {
     level: columnEquals('level', Type.String()),
     module: columnEquals('module', Type.String()),
+    trace_id: {
+      schema: Type.String({ minLength: 1, description: 'logs of this trace: their `traceId` (OpenTelemetry and Sentry logs carry it); narrow with `from`/`to` around the trace' }),
+      scans: true,
+      apply: (query, value: string, storage) => query.where(storage.jsonPathText('data', ['traceId']), '=', value),
+    },
     q: {
       schema: Type.String({ minLength: 1, description: 'case-insensitive text within the message' }),
       scans: true,
-      apply: (query, value, storage) => query.where(storage.containsText('message', value)),
+      apply: (query, value: string, storage) => query.where(storage.containsText('message', value)),
     },
   },
   patternFilters: [
     {
       pattern: '^field\\.([A-Za-z0-9_.-]+)$',
       schema: Type.String({ description: '`field.<name>=value`: logs whose `fields.<name>` equals value (numbers and booleans as text)' }),
-      apply: (query, name, value, storage) => query.where(storage.jsonPathText('data', ['fields', name]), '=', value),
+      apply: (query, name, value: string, storage) => query.where(storage.jsonPathText('data', ['fields', name]), '=', value),
     },
   ],
   // Hourly counts per level, for counts over long ranges.

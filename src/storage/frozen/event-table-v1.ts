@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely'
+import type { MigrationDb } from '../migrations.ts'
 import type { ColumnTypes } from '../storage.ts'
 
 /**
@@ -7,7 +7,7 @@ import type { ColumnTypes } from '../storage.ts'
  * change a table later say so in a migration of their own, never by editing this.
  */
 export async function createEventTableV1(
-  db: Kysely<any>,
+  db: MigrationDb,
   t: ColumnTypes,
   table: string,
   columns: [name: string, type: 'text' | 'integer' | 'bigint' | 'double'][],

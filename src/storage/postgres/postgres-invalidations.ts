@@ -1,6 +1,7 @@
 import pg from 'pg'
-import { sql, type Kysely } from 'kysely'
+import { sql } from 'kysely'
 import type { InvalidationChannel } from '../storage.ts'
+import type { Connection } from '../tables.ts'
 
 const CHANNEL = 'portal_invalidations'
 const RECONNECT_DELAY_MS = 1_000
@@ -11,7 +12,7 @@ const RECONNECT_DELAY_MS = 1_000
  * The listening connection is its own, outside the pool, opened at the first subscribe; while it is
  * down, subscribers lean on their own expiry, and hear null once it is back.
  */
-export function postgresInvalidations(url: string, db: Kysely<any>): InvalidationChannel {
+export function postgresInvalidations(url: string, db: Connection): InvalidationChannel {
   const listeners = new Set<(topic: string | null) => void>()
   let client: pg.Client | null = null
   let reconnect: NodeJS.Timeout | null = null

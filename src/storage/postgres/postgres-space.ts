@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 import type { SpaceManagement } from '../storage.ts'
+import type { Connection, Database } from '../tables.ts'
 
 const DAY_MS = 86_400_000
 
@@ -21,12 +22,12 @@ interface Partition {
   to: number | null
 }
 
-async function isPartitioned(db: Kysely<any>, table: string): Promise<boolean> {
+async function isPartitioned(db: Connection, table: string): Promise<boolean> {
   const kind = await sql<{ relkind: string }>`select relkind from pg_class where oid = to_regclass(${table})`.execute(db)
   return kind.rows[0]?.relkind === 'p'
 }
 
-async function partitionsOf(db: Kysely<any>, table: string): Promise<Partition[]> {
+async function partitionsOf(db: Connection, table: string): Promise<Partition[]> {
   const rows = await sql<{ name: string; bound: string }>`
     select c.relname as name, pg_get_expr(c.relpartbound, c.oid) as bound
     from pg_inherits i join pg_class c on c.oid = i.inhrelid
@@ -42,7 +43,7 @@ async function partitionsOf(db: Kysely<any>, table: string): Promise<Partition[]
  * whole days, which gives their files back at once; rows deleted elsewhere are left to autovacuum, whose
  * freed space new rows reuse.
  */
-export function postgresSpace(db: Kysely<any>): SpaceManagement {
+export function postgresSpace(db: Kysely<Database>): SpaceManagement {
   return {
     async createPartitions(table, until) {
       if (!(await isPartitioned(db, table))) return []

@@ -3,6 +3,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely'
 import { rankedPercentiles } from '../percentiles.ts'
 import { DEFAULT_POOL_WAIT_MS, likePattern, MAX_VALUES_PER_STATEMENT, PoolExhaustedError, writeHealthProbe, type Storage, type StorageOptions } from '../storage.ts'
 import type { Database } from '../tables.ts'
+import { sameDatabaseEvents } from '../event-store.ts'
 import { postgresLayoutMigrations } from './postgres-migrations.ts'
 import { postgresSpace } from './postgres-space.ts'
 import { postgresInvalidations } from './postgres-invalidations.ts'
@@ -59,7 +60,7 @@ export function openPostgresStorage(
     // one windowed pass: a query per group would cost a round trip each
     percentilesByGroup: (values, columns, percentiles) =>
       rankedPercentiles(values, columns.map((name) => ({ name, expression: sql.ref(name) })), percentiles, db as unknown as Kysely<any>),
-    forUpdateSkipLocked: (query) => query.forUpdate().skipLocked() as typeof query,
+    forUpdateSkipLocked: (query) => query.forUpdate().skipLocked(),
     // The lock's session is a connection of its own: `run` queries through the pool, which may have just one.
     async withExclusiveLock(name, run) {
       const client = new pg.Client({ connectionString: url })
@@ -78,11 +79,24 @@ export function openPostgresStorage(
     },
     // A row lock on the name's own row, not an advisory lock: those take a 64-bit key, so two names
     // could share one. `do update … where false` locks an existing row without writing it again.
-    async lockInTransaction(trx, names) {
-      const unique = [...new Set(typeof names === 'string' ? [names] : names)]
-      if (unique.length === 0) return
-      await sql`insert into transaction_locks (name) select name from unnest(${unique}::text[]) as name order by name collate "C"
-        on conflict (name) do update set name = excluded.name where false`.execute(trx)
+    // Share mode is `for share` on the same row, after making sure it exists. The names are taken in
+    // byte order (PostgreSQL's "C"), one statement per run of names in one mode.
+    async lockInTransaction(trx, names, shared) {
+      const unique = [...new Set(typeof names === 'string' ? [names] : names)].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)))
+      for (let start = 0; start < unique.length; ) {
+        const isShared = shared?.has(unique[start]) ?? false
+        let end = start + 1
+        while (end < unique.length && (shared?.has(unique[end]) ?? false) === isShared) end++
+        const run = unique.slice(start, end)
+        start = end
+        if (!isShared) {
+          await sql`insert into transaction_locks (name) select name from unnest(${run}::text[]) as name order by name collate "C"
+            on conflict (name) do update set name = excluded.name where false`.execute(trx)
+          continue
+        }
+        await sql`insert into transaction_locks (name) select name from unnest(${run}::text[]) as name order by name collate "C" on conflict (name) do nothing`.execute(trx)
+        await sql`select name from transaction_locks where name = any(${run}::text[]) order by name collate "C" for share`.execute(trx)
+      }
     },
     // One statement per chunk of rows: each statement is a round trip to the server.
     async writeRows(trx, write, rows) {
@@ -90,6 +104,10 @@ export function openPostgresStorage(
       if (rows.length === 0) return
       const perStatement = Math.max(1, Math.floor(MAX_VALUES_PER_STATEMENT / write.values(rows[0]).length))
       for (let start = 0; start < rows.length; start += perStatement) await trx.executeQuery(write.compile(trx, rows.slice(start, start + perStatement)))
+    },
+    // The event tables are PostgreSQL's own: an ingest is one transaction, no outbox.
+    eventsOf() {
+      return sameDatabaseEvents(this)
     },
     space: postgresSpace(db),
     layoutMigrations: postgresLayoutMigrations,

@@ -4,6 +4,7 @@ import { Worker } from 'node:worker_threads'
 import type SQLite from 'better-sqlite3'
 import { sql, type Kysely } from 'kysely'
 import type { SpaceManagement } from '../storage.ts'
+import type { Database } from '../tables.ts'
 
 /** Pages one `incremental_vacuum` step gives back: 4 MiB, a few milliseconds of the writer's time. */
 const VACUUM_STEP_PAGES = 1024
@@ -32,7 +33,7 @@ parentPort.on('message', () => {
  * retention job's deletes go back to the file system a step at a time. A database made before that
  * reuses its freed pages for new rows (its file stops growing) until a one-off `VACUUM` converts it.
  */
-export function sqliteSpace(db: Kysely<any>, database: SQLite.Database, file: string): SpaceManagement {
+export function sqliteSpace(db: Kysely<Database>, database: SQLite.Database, file: string): SpaceManagement {
   let worker: Worker | undefined
   let sizes: { at: number; bytes: Map<string, number> } | undefined
   let measuring: Promise<Map<string, number>> | undefined

@@ -5,6 +5,7 @@ import { Kysely, SqliteDialect, SqliteDriver, sql, type DatabaseConnection, type
 import { percentilesAtRanks } from '../percentiles.ts'
 import { DEFAULT_POOL_WAIT_MS, likePattern, PoolExhaustedError, writeHealthProbe, type Storage } from '../storage.ts'
 import type { Database } from '../tables.ts'
+import { sameDatabaseEvents } from '../event-store.ts'
 import { walSync, type WalSync } from './wal-sync.ts'
 import { sqliteLayoutMigrations } from './sqlite-migrations.ts'
 import { sqliteSpace } from './sqlite-space.ts'
@@ -78,6 +79,9 @@ export function openSqliteStorage(
       const statement = statements.prepare(first.sql)
       statement.run(first.parameters)
       for (let index = 1; index < rows.length; index++) statement.run(write.values(rows[index]))
+    },
+    eventsOf() {
+      return sameDatabaseEvents(this)
     },
     space,
     layoutMigrations: sqliteLayoutMigrations,

@@ -1,0 +1,46 @@
+// Bytes per log event of the whole data folder after a clean stop, the portal end to end (HTTP, ingest,
+// outbox, materialiser), with the default event store and with EVENT_STORE=duckdb, over the same events:
+// level, module, message and two fields, 100-event batches, one connection. BENCH_PORTAL_EVENTS sets
+// the count (default 100,000). The bound beside it: the same events as JSON lines, deflated.
+import fs from 'node:fs'
+import path from 'node:path'
+import zlib from 'node:zlib'
+import { createProject, createTestDatabase, event, ingest, startTestPortalOn } from '../test/support/portal.ts'
+
+const EVENTS = Number(process.env.BENCH_PORTAL_EVENTS ?? 100_000)
+const BATCH = 100
+const LEVELS = ['info', 'info', 'info', 'debug', 'warn', 'error']
+
+function folderBytes(dir: string): number {
+  return fs.readdirSync(dir).reduce((sum, name) => sum + fs.statSync(path.join(dir, name)).size, 0)
+}
+
+function batchOf(first: number, start: number) {
+  return Array.from({ length: BATCH }, (_, k) => {
+    const i = first + k
+    return event('log', { level: LEVELS[i % 6], module: `module-${i % 20}`, message: `order ${i % 9973} created`, fields: { requestId: `req-${i}`, userId: `user-${i % 5000}` } }, new Date(start + i * 100).toISOString())
+  })
+}
+
+export async function run() {
+  const start = Date.now() - EVENTS * 100
+  let lines = ''
+  for (let first = 0; first < EVENTS; first += BATCH) lines += batchOf(first, start).map((e) => JSON.stringify(e)).join('\n') + '\n'
+  const bound = zlib.deflateRawSync(lines).length / EVENTS
+  console.log(`eventstore-portal: ${EVENTS.toLocaleString('en')} log events in ${BATCH}-event batches, one connection; bound: JSON lines deflated ${bound.toFixed(1)} B/event`)
+  for (const store of ['sqlite', 'duckdb']) {
+    const database = await createTestDatabase('sqlite')
+    const portal = await startTestPortalOn('sqlite', database, { EVENT_STORE: store, INGEST_RATE_LIMIT_EVENTS_PER_SECOND: '100000000', INGEST_RATE_LIMIT_BATCHES_PER_SECOND: '10000000', LOG_LEVEL: 'warn' })
+    const project = await createProject(portal)
+    const began = performance.now()
+    for (let first = 0; first < EVENTS; first += BATCH) {
+      const response = await ingest(portal, project, JSON.stringify({ events: batchOf(first, start) }))
+      if (response.status !== 200) throw new Error(`ingest: ${response.status} ${response.text}`)
+    }
+    const seconds = (performance.now() - began) / 1000
+    await portal.close()
+    const bytes = folderBytes(database.dataDir)
+    console.log(`EVENT_STORE=${store.padEnd(6)} ${Math.round(EVENTS / seconds).toLocaleString('en').padStart(7)} ev/s (one connection)  ${(bytes / EVENTS).toFixed(1)} B/event for the data folder after a clean stop`)
+    await database.drop()
+  }
+}

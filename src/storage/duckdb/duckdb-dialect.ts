@@ -1,0 +1,114 @@
+import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api'
+import {
+  CompiledQuery,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type DatabaseConnection,
+  type DatabaseIntrospector,
+  type Dialect,
+  type DialectAdapter,
+  type Driver,
+  type Kysely,
+  type QueryCompiler,
+  type QueryResult,
+  type TransactionSettings,
+} from 'kysely'
+
+/**
+ * Kysely over one DuckDB connection. DuckDB speaks PostgreSQL's SQL for everything the module reads
+ * build ($n parameters, `->>`, `ilike`, window functions), so PostgreSQL's compiler serves; the
+ * driver is the few lines that run a compiled query; BIGINTs come back as numbers. (kysely-duckdb 0.4 on npm would add
+ * @duckdb/duckdb-wasm and web-worker as peers for the same few lines.)
+ *
+ * `beforeQuery` runs before each query takes the connection: the event store's read barrier.
+ */
+export class DuckdbDialect implements Dialect {
+  constructor(
+    private readonly connection: DuckDBConnection,
+    private readonly beforeQuery: () => Promise<void> = async () => {},
+  ) {}
+
+  createAdapter(): DialectAdapter {
+    return new PostgresAdapter()
+  }
+  createDriver(): Driver {
+    return new DuckdbDriver(this.connection, this.beforeQuery)
+  }
+  createQueryCompiler(): QueryCompiler {
+    return new PostgresQueryCompiler()
+  }
+  createIntrospector(db: Kysely<any>): DatabaseIntrospector {
+    return new PostgresIntrospector(db)
+  }
+}
+
+/** One connection, used by one query or transaction at a time (DuckDB's transactions are per connection). */
+class DuckdbDriver implements Driver {
+  private queue: Promise<void> = Promise.resolve()
+  private readonly wrapped: DuckdbConnection
+
+  constructor(
+    connection: DuckDBConnection,
+    private readonly beforeQuery: () => Promise<void>,
+  ) {
+    this.wrapped = new DuckdbConnection(connection)
+  }
+
+  async init() {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    await this.beforeQuery()
+    const previous = this.queue
+    let release!: () => void
+    this.queue = new Promise((resolve) => (release = resolve))
+    await previous
+    this.wrapped.release = release
+    return this.wrapped
+  }
+
+  async beginTransaction(connection: DatabaseConnection, _settings: TransactionSettings) {
+    await connection.executeQuery(CompiledQuery.raw('begin transaction'))
+  }
+  async commitTransaction(connection: DatabaseConnection) {
+    await connection.executeQuery(CompiledQuery.raw('commit'))
+  }
+  async rollbackTransaction(connection: DatabaseConnection) {
+    await connection.executeQuery(CompiledQuery.raw('rollback'))
+  }
+  async releaseConnection(connection: DatabaseConnection) {
+    ;(connection as DuckdbConnection).release()
+  }
+  async destroy() {}
+}
+
+class DuckdbConnection implements DatabaseConnection {
+  release: () => void = () => {}
+
+  constructor(private readonly connection: DuckDBConnection) {}
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const reader = await this.connection.runAndReadAll(query.sql, query.parameters.map(toDuckdbValue))
+    const writes = /^\s*(insert|update|delete)\b/i.test(query.sql)
+    const rows = (writes ? [] : reader.getRowObjectsJS().map(numbersOfBigints)) as R[]
+    return { rows, numAffectedRows: writes ? BigInt(reader.rowsChanged) : undefined }
+  }
+
+  // eslint-disable-next-line require-yield
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('the DuckDB event store does not stream')
+  }
+}
+
+// Epoch milliseconds and counts fit a double exactly; the portal's readers (and JSON) take numbers.
+function numbersOfBigints(row: Record<string, unknown>): Record<string, unknown> {
+  for (const key in row) if (typeof row[key] === 'bigint') row[key] = Number(row[key])
+  return row
+}
+
+function toDuckdbValue(value: unknown): DuckDBValue {
+  if (typeof value === 'boolean' || typeof value === 'string' || typeof value === 'bigint' || value === null) return value
+  if (typeof value === 'number') return Number.isInteger(value) && Number.isSafeInteger(value) ? BigInt(value) : value
+  if (value === undefined) return null
+  throw new Error(`a DuckDB query parameter must be a string, number, bigint, boolean or null, not ${typeof value}`)
+}

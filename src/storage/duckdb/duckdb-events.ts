@@ -1,0 +1,264 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import zlib from 'node:zlib'
+import { DuckDBInstance, type DuckDBAppender } from '@duckdb/node-api'
+import { Kysely, sql, type Generated } from 'kysely'
+import { percentilesAtRanks } from '../percentiles.ts'
+import { likePattern, type SpaceManagement, type Storage } from '../storage.ts'
+import type { EventStore } from '../event-store.ts'
+import { tablesOf } from '../tables.ts'
+import type { Migration } from '../migrations.ts'
+import { DuckdbDialect } from './duckdb-dialect.ts'
+
+/** The materialiser applies the outbox this often under steady ingest, or sooner once this many events wait. */
+const MATERIALISE_EVERY_MS = 250
+const MATERIALISE_EVENTS = 16_000
+/** Outbox rows one DuckDB transaction applies at most. */
+const ROWS_PER_PASS = 256
+
+const outboxMigration: Migration = {
+  name: 'sqlite/002_event_outbox',
+  async up(db) {
+    // One row per module per ingest commit: its events as a deflated columnar block (docs/event-store.md).
+    // autoincrement: an emptied outbox must not hand out a seq that DuckDB's `upto` already covers.
+    await sql`create table if not exists event_outbox (
+      seq integer primary key autoincrement, event_table text not null, events integer not null, first_ts integer not null, last_ts integer not null, block blob not null
+    )`.execute(db)
+  },
+}
+
+/** The outbox's row, in the SQLite state database. */
+interface OutboxTables {
+  event_outbox: { seq: Generated<number>; event_table: string; events: number; first_ts: number; last_ts: number; block: Buffer }
+}
+
+/** A block: the rows' values column by column, so that repeated values sit together and deflate well. */
+interface Block {
+  columns: string[]
+  values: unknown[][]
+}
+
+function encodeBlock(rows: Record<string, unknown>[]): Buffer {
+  const columns = Object.keys(rows[0])
+  const block: Block = { columns, values: columns.map((column) => rows.map((row) => row[column] ?? null)) }
+  return zlib.deflateRawSync(JSON.stringify(block), { level: 1 })
+}
+
+function decodeBlock(block: Uint8Array): Block {
+  return JSON.parse(zlib.inflateRawSync(block).toString('utf8')) as Block
+}
+
+type ColumnType = 'VARCHAR' | 'BIGINT' | 'DOUBLE'
+
+/**
+ * SQLite with the event rows of `tables` in DuckDB (events.duckdb beside `file`): ingest writes them to
+ * the SQLite `event_outbox` in its own transaction (the 200 waits for that commit's fsync); the
+ * materialiser appends outbox rows to DuckDB and records the last applied `seq` in the same DuckDB
+ * transaction, then deletes them from the outbox; a read first has every committed outbox row applied.
+ */
+export async function withDuckdbEvents(storage: Storage, file: string, tables: string[]): Promise<Storage> {
+  const instance = await DuckDBInstance.create(path.join(path.dirname(path.resolve(file)), 'events.duckdb'), { threads: '1' })
+  // The materialiser's transactions run on their own connection; reads see what it has committed.
+  const connection = await instance.connect()
+  const readConnection = await instance.connect()
+  const state = tablesOf<OutboxTables>(storage.db)
+  const held = new Set(tables)
+  const schemas = new Map<string, { name: string; type: ColumnType }[]>()
+  let started: Promise<void> | null = null
+  let applying: Promise<void> | null = null
+  let again: Promise<void> | null = null
+  let appliedUpto = 0
+  let pendingEvents = 0
+  let closed = false
+
+  // The DuckDB tables take the SQLite tables' columns once migrations have made them; no index:
+  // DuckDB's row groups keep min/max per column, and the rows arrive in time order.
+  async function start() {
+    for (const table of tables) {
+      const { rows } = await sql<{ name: string; type: string }>`select name, type from pragma_table_info(${table})`.execute(state)
+      const columns = rows.map((row) => ({ name: row.name, type: duckdbType(row.type) }))
+      schemas.set(table, columns)
+      await connection.run(`create table if not exists ${quote(table)} (${columns.map((c) => `${quote(c.name)} ${c.type}`).join(', ')})`)
+    }
+    await connection.run('create table if not exists outbox_applied (upto bigint not null)')
+    const upto = (await connection.runAndReadAll('select max(upto) from outbox_applied')).getRows()[0][0]
+    if (upto === null) await connection.run('insert into outbox_applied values (0)')
+    appliedUpto = Number(upto ?? 0)
+    // Rows a crash left between the DuckDB commit and the delete: applied already, so only deleted.
+    await state.deleteFrom('event_outbox').where('seq', '<=', appliedUpto).execute()
+    await applyAll()
+  }
+
+  const ready = () => (started ??= start())
+
+  async function applyAll() {
+    while (await applyPass());
+  }
+
+  /** Applies up to ROWS_PER_PASS committed outbox rows in one DuckDB transaction; false once none is left. */
+  async function applyPass(): Promise<boolean> {
+    // Through Kysely, which queues behind an open ingest transaction: rows it has not committed are not seen.
+    const rows = (await state
+      .selectFrom('event_outbox')
+      .select(['seq', 'event_table', 'block'])
+      .where('seq', '>', appliedUpto)
+      .orderBy('seq')
+      .limit(ROWS_PER_PASS)
+      .execute()) as { seq: number; event_table: string; block: Uint8Array }[]
+    if (rows.length === 0) return false
+    const upto = rows[rows.length - 1].seq
+    const appenders = new Map<string, DuckDBAppender>()
+    await connection.run('begin transaction')
+    try {
+      for (const row of rows) {
+        const columns = schemas.get(row.event_table)
+        if (!columns) throw new Error(`the outbox holds events of ${row.event_table}, which the DuckDB event store does not hold`)
+        let appender = appenders.get(row.event_table)
+        if (!appender) appenders.set(row.event_table, (appender = await connection.createAppender(row.event_table)))
+        appendBlock(appender, columns, decodeBlock(row.block))
+      }
+      for (const appender of appenders.values()) appender.closeSync()
+      await connection.run(`update outbox_applied set upto = ${upto}`)
+      if (process.env.PORTAL_TEST_CRASH_IN_MATERIALISER === 'before-duckdb-commit') process.kill(process.pid, 'SIGKILL')
+      await connection.run('commit')
+    } catch (error) {
+      for (const appender of appenders.values()) {
+        try {
+          appender.closeSync()
+        } catch {}
+      }
+      await connection.run('rollback')
+      throw error
+    }
+    appliedUpto = upto
+    if (process.env.PORTAL_TEST_CRASH_IN_MATERIALISER === 'after-duckdb-commit') process.kill(process.pid, 'SIGKILL')
+    // Need not be synced: after a crash, `outbox_applied.upto` says these rows are applied.
+    await state.deleteFrom('event_outbox').where('seq', '<=', upto).execute()
+    return rows.length === ROWS_PER_PASS
+  }
+
+  /**
+   * Applies every outbox row committed before this call. A call while a pass runs waits for the next
+   * pass, which every call arriving meanwhile shares.
+   */
+  function materialise(): Promise<void> {
+    if (!applying) {
+      applying = ready()
+        .then(applyAll)
+        .finally(() => (applying = null))
+      pendingEvents = 0
+      return applying
+    }
+    again ??= applying.then(
+      () => {
+        again = null
+        return materialise()
+      },
+      () => {
+        again = null
+        return materialise()
+      },
+    )
+    return again
+  }
+
+  const timer = setInterval(() => {
+    if (pendingEvents > 0 && !applying) materialise().catch(() => {})
+  }, MATERIALISE_EVERY_MS)
+  timer.unref()
+
+  const db = new Kysely<any>({ dialect: new DuckdbDialect(readConnection, () => (closed ? Promise.resolve() : materialise())) })
+
+  const events: EventStore = {
+    db,
+    parseJson: <T>(value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value) as T,
+    jsonText: (column, key) => sql<string | null>`json_extract_string(${sql.ref(column)}, ${'$."' + key.replace(/"/g, '') + '"'})`,
+    jsonPathText: (column, keys) => sql<string | null>`json_extract_string(${sql.ref(column)}, ${'$' + keys.map((key) => '."' + key.replace(/"/g, '') + '"').join('')})`,
+    containsText: (column, needle) => sql<boolean>`${sql.ref(column)} ilike ${likePattern(needle)} escape '\\'`,
+    percentilesByGroup: (values, columns, percentiles) => percentilesAtRanks(values, columns, percentiles, db),
+    async append(trx, table, rows) {
+      if (rows.length === 0) return
+      let first = Infinity
+      let last = -Infinity
+      for (const row of rows) {
+        const ts = Number(row.ts)
+        if (ts < first) first = ts
+        if (ts > last) last = ts
+      }
+      await tablesOf<OutboxTables>(trx).insertInto('event_outbox').values({ event_table: table, events: rows.length, first_ts: first, last_ts: last, block: encodeBlock(rows) }).execute()
+      pendingEvents += rows.length
+      if (pendingEvents >= MATERIALISE_EVENTS) setImmediate(() => materialise().catch(() => {}))
+    },
+  }
+
+  const duckdbFile = path.join(path.dirname(path.resolve(file)), 'events.duckdb')
+  const space: SpaceManagement = {
+    ...storage.space,
+    // Deleted rows' row groups go back to DuckDB's free list at a checkpoint; the file keeps its size and new rows reuse it.
+    async returnFreeSpace(stop) {
+      if (started && !closed) await connection.run('checkpoint')
+      return storage.space.returnFreeSpace(stop)
+    },
+    // DuckDB does not size a table by itself: its file (and WAL) is shared out among the tables it holds.
+    async tableSizes(names) {
+      const sizes = await storage.space.tableSizes(names.filter((name) => !held.has(name)))
+      const ours = names.filter((name) => held.has(name))
+      if (ours.length > 0) {
+        const bytes = fileSize(duckdbFile) + fileSize(`${duckdbFile}.wal`)
+        for (const name of ours) sizes[name] = Math.round(bytes / held.size)
+      }
+      return sizes
+    },
+  }
+
+  return {
+    ...storage,
+    space,
+    eventsOf: (table) => (held.has(table) ? events : storage.eventsOf(table)),
+    layoutMigrations: [...storage.layoutMigrations, outboxMigration],
+    async close() {
+      clearInterval(timer)
+      if (started) {
+        await materialise().catch(() => {})
+      }
+      closed = true
+      await db.destroy()
+      readConnection.closeSync()
+      connection.closeSync()
+      instance.closeSync()
+      await storage.close()
+    },
+  }
+}
+
+function appendBlock(appender: DuckDBAppender, columns: { name: string; type: ColumnType }[], block: Block) {
+  const indexes = columns.map((column) => block.columns.indexOf(column.name))
+  const count = block.values[0]?.length ?? 0
+  for (let row = 0; row < count; row++) {
+    for (let c = 0; c < columns.length; c++) {
+      const value = indexes[c] < 0 ? null : block.values[indexes[c]][row]
+      if (value === null || value === undefined) appender.appendNull()
+      else if (columns[c].type === 'BIGINT') appender.appendBigInt(BigInt(value as number))
+      else if (columns[c].type === 'DOUBLE') appender.appendDouble(Number(value))
+      else appender.appendVarchar(typeof value === 'string' ? value : JSON.stringify(value))
+    }
+    appender.endRow()
+  }
+}
+
+function fileSize(file: string): number {
+  try {
+    return fs.statSync(file).size
+  } catch {
+    return 0
+  }
+}
+
+function duckdbType(sqliteType: string): ColumnType {
+  const type = sqliteType.toLowerCase()
+  if (type.includes('int')) return 'BIGINT'
+  if (type.includes('real') || type.includes('double') || type.includes('float')) return 'DOUBLE'
+  return 'VARCHAR'
+}
+
+const quote = (name: string) => `"${name.replace(/"/g, '""')}"`
