@@ -10,11 +10,11 @@ import { killPortal, spawnPortal, type PortalProcess } from '../test/support/pro
 
 const ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const ADMIN_TOKEN = `pat_${randomBytes(24).toString('hex')}`
-const CAPTURES = 3_000
+const CAPTURES = Number(process.env.BENCH_INSTANCES_CAPTURES ?? 3_000)
 /** distinct errors of the project: captures of one error conflict by nature, of different errors they need not */
 const ERRORS = 20
 const CONNECTIONS = 48
-const ROUNDS = 3
+const ROUNDS = Number(process.env.BENCH_INSTANCES_ROUNDS ?? 3)
 const TIME_LIMIT_MS = 60_000
 
 /**
@@ -48,11 +48,20 @@ export async function run() {
     const urls = portals.map((portal) => portal.url)
     const deadlocksBefore = await deadlocks(url.toString())
     const figures: Record<string, number[]> = { one: [], three: [], bound: [] }
+    const lockWaits: Record<string, number[]> = { one: [], three: [], bound: [] }
+    const sampled = async <T>(scenario: string, measuring: Promise<T>) => {
+      const sampler = sampleLockWaits(url.toString())
+      try {
+        return await measuring
+      } finally {
+        lockWaits[scenario].push(await sampler.stop())
+      }
+    }
     await measure(load, urls.slice(0, 1), 1, 'warm-up')
     for (let round = 1; round <= ROUNDS; round++) {
-      figures.one.push(await measure(load, urls.slice(0, 1), 1, `round ${round}, one project through one portal`))
-      figures.three.push(await measure(load, urls, 1, `round ${round}, one project through three portals`))
-      figures.bound.push(await measure(load, urls, 3, `round ${round}, three projects (one per portal) through three portals`))
+      figures.one.push(await sampled('one', measure(load, urls.slice(0, 1), 1, `round ${round}, one project through one portal`)))
+      figures.three.push(await sampled('three', measure(load, urls, 1, `round ${round}, one project through three portals`)))
+      figures.bound.push(await sampled('bound', measure(load, urls, 3, `round ${round}, three projects (one per portal) through three portals`)))
     }
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
     const [one, three, bound] = [median(figures.one), median(figures.three), median(figures.bound)]
@@ -60,6 +69,11 @@ export async function run() {
       `captures/s of one project, median of ${ROUNDS} rounds (${ERRORS} errors, ${CONNECTIONS} connections, committed when answered): ` +
         `through one portal ${one}, through three ${three} (${(three / one).toFixed(2)}× one; target >= 1.00), ` +
         `bound (three projects through three) ${bound} (one project through three is ${(three / bound).toFixed(2)} of it)`,
+    )
+    const share = (values: number[]) => `${(median(values) * 100).toFixed(1)} %`
+    console.log(
+      `busy database connections waiting for a lock held by another transaction (pg_stat_activity, sampled every 100 ms), median of rounds: ` +
+        `one portal ${share(lockWaits.one)}, one project through three ${share(lockWaits.three)}, bound ${share(lockWaits.bound)}`,
     )
     console.log(`deadlocks PostgreSQL detected during the run: ${(await deadlocks(url.toString())) - deadlocksBefore}   target 0`)
   } finally {
@@ -114,6 +128,44 @@ async function deadlocks(url: string): Promise<number> {
     return Number(result.rows[0].deadlocks)
   } finally {
     await client.end()
+  }
+}
+
+/**
+ * The share of the database's busy connections that wait for a heavyweight lock (a row another
+ * transaction updated or locked, until it commits), sampled until stopped: the queue this bench is about,
+ * measured apart from the CPU the machine has to spare.
+ */
+function sampleLockWaits(url: string) {
+  const client = new pg.Client({ connectionString: url })
+  let [busy, waiting, stopped] = [0, 0, false]
+  const waitedOn = new Map<string, number>()
+  const sampling = (async () => {
+    await client.connect()
+    while (!stopped) {
+      const { rows } = await client.query(
+        `select state = 'active' as busy, wait_event_type = 'Lock' as waiting, wait_event
+         from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`,
+      )
+      for (const row of rows) {
+        if (!row.busy) continue
+        busy++
+        if (!row.waiting) continue
+        waiting++
+        waitedOn.set(row.wait_event, (waitedOn.get(row.wait_event) ?? 0) + 1)
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    await client.end()
+  })()
+  return {
+    async stop() {
+      stopped = true
+      await sampling
+      // which lock: `transactionid`/`tuple` are rows another transaction holds, `extend` a table growing
+      console.log(`  lock waits by wait_event: ${[...waitedOn].sort((a, b) => b[1] - a[1]).map(([name, n]) => `${name} ${n}`).join(', ') || 'none'}`)
+      return busy === 0 ? 0 : waiting / busy
+    },
   }
 }
 

@@ -66,7 +66,7 @@ export const CaptureResponse = named('CaptureResponse', Type.Object({
 }, { description: 'The occurrence recorded and the group it joined.' }))
 
 const CAPTURE_FIELDS = new Set(Object.keys(CaptureBody.properties))
-const EVENT_FIELDS = new Set(['name', 'message', 'release', 'environment', 'service', 'stack', 'frames', 'request'])
+const EVENT_FIELDS = new Set(['name', 'message', 'release', 'environment', 'service', 'stack', 'frames', 'request', 'fingerprint'])
 const MAX_DEPTH = 32
 const SECRET_HEADERS = /^(authorization|proxy-authorization|cookie|set-cookie|x-api-key|x-auth-token)$/i
 
@@ -124,7 +124,7 @@ export function occurrenceFromEvent(event: StoredEvent<Static<typeof ErrorPayloa
     service: label('service'),
     request: request && withoutSecretHeaders(request),
     metadata: fieldsOutside(data, EVENT_FIELDS),
-    grouping: computeGrouping(event.projectId, { name, message, frames: frames ?? (stack ? parseStackTrace(stack) : []) }),
+    grouping: computeGrouping(event.projectId, { name, message, frames: frames ?? (stack ? parseStackTrace(stack) : []), override: data.fingerprint as string[] | undefined }),
   }
 }
 

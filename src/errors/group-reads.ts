@@ -1,12 +1,13 @@
 import { Type, type Static } from 'typebox'
 import { named } from '../http/openapi-components.ts'
-import type { Kysely } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import type { Storage } from '../storage/storage.ts'
 import { ProblemError } from '../http/problem.ts'
-import { pageAfter, toPage, type Page } from '../http/list.ts'
+import { pageAfter, queryTime, toPage, type Page } from '../http/list.ts'
 import { isoTime } from '../ids.ts'
 import { findProject } from '../projects/store.ts'
-import { groupRow, OCCURRENCES_KEPT_PER_GROUP, TAG_KEYS, type GroupRow } from './group-store.ts'
+import type { PortalContext } from '../context.ts'
+import { foldProjectCounts, groupRow, OCCURRENCES_KEPT_PER_GROUP, TAG_KEYS, type GroupRow } from './group-store.ts'
 import { parseStackTrace, type Frame } from './stack-trace.ts'
 
 const RECENT_OCCURRENCES = 20
@@ -67,7 +68,11 @@ export const ErrorOccurrence = named('ErrorOccurrence', Type.Object({
   service: Nullable(Type.String()),
   request: Nullable(Type.Record(Type.String(), Type.Unknown())),
   metadata: Type.Record(Type.String(), Type.Unknown(), { description: 'the capture’s fields beyond the known ones' }),
+  traceId: Nullable(Type.String({ description: 'the trace it happened in: `metadata.traceId` (set by OpenTelemetry, Sentry SDKs, or a capture’s `traceId`)' })),
+  spanId: Nullable(Type.String({ description: 'the span it happened in: `metadata.spanId`' })),
 }, { description: 'One captured exception.' }))
+
+const TagCount = Type.Object({ value: Type.String(), count: Type.Integer({ description: 'occurrences that named it, exact' }), firstSeen: Time, lastSeen: Time })
 
 const GroupingComponentSchema = Type.Object({
   id: Type.String({ description: 'exception, stacktrace, message or custom' }),
@@ -90,6 +95,10 @@ export const ErrorGroupDetail = named('ErrorGroupDetail', Type.Object({
     { description: 'why occurrences share this group: the components hashed into each of its fingerprints' },
   ),
   occurrences: Type.Array(ErrorOccurrence, { description: `the most recent, newest first (at most ${RECENT_OCCURRENCES})` }),
+  breakdown: Type.Object(
+    { release: Type.Array(TagCount), environment: Type.Array(TagCount), service: Type.Array(TagCount) },
+    { description: 'occurrences per release, environment and service, most frequent first; occurrences that named none are not counted' },
+  ),
 }, { description: 'A group with why its occurrences share it and its most recent occurrences.' }))
 
 export type ErrorGroup = Static<typeof ErrorGroup>
@@ -102,6 +111,9 @@ export interface GroupFilters {
   release?: string
   service?: string
   q?: string
+  first_release?: string
+  from?: string
+  to?: string
   sort?: keyof typeof GROUP_SORTS
 }
 
@@ -118,6 +130,14 @@ export async function findGroup(db: Kysely<any>, orgId: string, fingerprint: str
   if (!row) throw notFound
   await withNotFound(findProject(db, orgId, row.project_id), notFound)
   return groupRow(row)
+}
+
+/** Like findGroup, with the counts captures appended since the last fold added to it (and its days and tags). */
+export async function findFoldedGroup(ctx: PortalContext, orgId: string, fingerprint: string): Promise<GroupRow> {
+  const db = ctx.storage.db as unknown as Kysely<any>
+  const unfolded = await findGroup(db, orgId, fingerprint)
+  await foldProjectCounts(ctx, unfolded.project_id, [unfolded.id])
+  return findGroup(db, orgId, fingerprint)
 }
 
 /** What `find` finds, its 404 replaced by `notFound` (so as to name the right thing); other failures pass through. */
@@ -151,6 +171,29 @@ export async function listGroups(db: Kysely<any>, storage: Storage, projectId: s
       ),
     )
   }
+  if (filters.first_release !== undefined) {
+    const release = filters.first_release
+    // The group's first release is the release tag seen earliest, over all its fingerprints.
+    query = query.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('error_fingerprint_tags as first')
+          .select('first.group_id')
+          .whereRef('first.group_id', '=', 'error_groups.id')
+          .where('first.key', '=', 'release')
+          .where('first.value', '=', release)
+          .where(
+            'first.first_seen',
+            '=',
+            eb.selectFrom('error_fingerprint_tags as earliest').select(eb.fn.min('earliest.first_seen').as('first_seen')).whereRef('earliest.group_id', '=', 'error_groups.id').where('earliest.key', '=', 'release'),
+          ),
+      ),
+    )
+  }
+  const fromMs = queryTime(filters.from)
+  const toMs = queryTime(filters.to)
+  if (fromMs !== undefined) query = query.where('last_seen', '>=', fromMs)
+  if (toMs !== undefined) query = query.where('first_seen', '<', toMs)
   const sortColumn = GROUP_SORTS[filters.sort ?? 'last_seen']
   const rows = (await pageAfter(query, cursor, limit, sortColumn, 'id').execute()).map(groupRow)
   const page = toPage(rows, limit, (row) => [row[sortColumn], row.id], (row) => row)
@@ -233,7 +276,19 @@ export async function groupDetail(db: Kysely<any>, storage: Storage, row: GroupR
   const totals = await groupFingerprints(db, [row.id])
   const hashed = await db.selectFrom('error_fingerprints').select(['fingerprint', 'algorithm', 'components']).where('group_id', '=', row.id).execute()
   const occurrences = await recentOccurrences(db, storage, row.id, RECENT_OCCURRENCES)
+  const tagCounts = await db
+    .selectFrom('error_fingerprint_tags')
+    .select((eb) => ['key', 'value', eb.fn.sum('count').as('count'), eb.fn.min('first_seen').as('first_seen'), eb.fn.max('last_seen').as('last_seen')])
+    .where('group_id', '=', row.id)
+    .groupBy(['key', 'value'])
+    .execute()
+  const breakdownOf = (key: string) =>
+    tagCounts
+      .filter((tag) => tag.key === key)
+      .map((tag) => ({ value: tag.value as string, count: Number(tag.count), firstSeen: isoTime(Number(tag.first_seen))!, lastSeen: isoTime(Number(tag.last_seen))! }))
+      .sort((a, b) => b.count - a.count || a.value.localeCompare(b.value))
   return {
+    breakdown: { release: breakdownOf('release'), environment: breakdownOf('environment'), service: breakdownOf('service') },
     ...group,
     grouping: totals.map((item) => {
       const { algorithm, components } = hashed.find((entry) => entry.fingerprint === item.fingerprint)!
@@ -254,7 +309,11 @@ export async function groupDetail(db: Kysely<any>, storage: Storage, row: GroupR
 export async function recentOccurrences(db: Kysely<any>, storage: Storage, groupId: string, limit: number, cursor?: string) {
   const query = db.selectFrom('error_occurrences').selectAll().where('group_id', '=', groupId)
   const rows = await pageAfter(query, cursor, limit, 'ts', 'id').execute()
-  return toPage(rows, limit, (row) => [Number(row.ts), row.id], (row): Static<typeof ErrorOccurrence> => ({
+  return toPage(rows, limit, (row) => [Number(row.ts), row.id], (row) => occurrenceOf(storage, row))
+}
+
+function occurrenceOf(storage: Storage, row: Record<string, any>): Static<typeof ErrorOccurrence> {
+  return {
     id: row.id,
     fingerprint: row.fingerprint,
     timestamp: isoTime(Number(row.ts))!,
@@ -267,6 +326,55 @@ export async function recentOccurrences(db: Kysely<any>, storage: Storage, group
     environment: row.environment,
     service: row.service,
     request: row.request === null ? null : storage.parseJson<Record<string, unknown>>(row.request),
-    metadata: storage.parseJson<Record<string, unknown>>(row.metadata),
+    ...occurrenceLinks(storage.parseJson<Record<string, unknown>>(row.metadata)),
+  }
+}
+
+function occurrenceLinks(metadata: Record<string, unknown>) {
+  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : null)
+  return { metadata, traceId: text(metadata.traceId), spanId: text(metadata.spanId) }
+}
+
+export const TraceOccurrence = named('TraceErrorOccurrence', Type.Object({
+  ...ErrorOccurrence.properties,
+  groupFingerprint: Type.String({ description: 'the fingerprint its group is known by: `GET /api/errors/groups/{fingerprint}`' }),
+  groupName: Type.String(),
+  groupStatus: GroupStatusSchema,
+}, { description: 'An occurrence with the group it belongs to.' }))
+
+/** A project's stored occurrences in one trace, newest first, with their groups. */
+export async function occurrencesOfTrace(db: Kysely<any>, storage: Storage, projectId: string, traceId: string, limit: number, cursor?: string) {
+  const query = db
+    .selectFrom('error_occurrences')
+    .innerJoin('error_groups', 'error_groups.id', 'error_occurrences.group_id')
+    .selectAll('error_occurrences')
+    .select(['error_groups.fingerprint as group_fingerprint', 'error_groups.name as group_name', 'error_groups.status as group_status'])
+    .where('error_occurrences.project_id', '=', projectId)
+    .where('error_occurrences.trace_id', '=', traceId)
+  const rows = await pageAfter(query, cursor, limit, 'error_occurrences.ts', 'error_occurrences.id').execute()
+  return toPage(rows, limit, (row) => [Number(row.ts), row.id], (row): Static<typeof TraceOccurrence> => ({
+    ...occurrenceOf(storage, row),
+    groupFingerprint: row.group_fingerprint,
+    groupName: row.group_name,
+    groupStatus: row.group_status,
   }))
+}
+
+/** Stored occurrences of a project per time bucket over [from, to): the buckets start at multiples of `bucketMs` since the epoch. */
+export async function occurrenceHistogram(db: Kysely<any>, projectId: string, fromMs: number, toMs: number, bucketMs: number) {
+  const bucket = sql<number>`cast(ts / ${sql.lit(bucketMs)} as bigint)`
+  const rows = await db
+    .selectFrom('error_occurrences')
+    .select((eb) => [bucket.as('bucket'), eb.fn.countAll().as('count')])
+    .where('project_id', '=', projectId)
+    .where('ts', '>=', fromMs)
+    .where('ts', '<', toMs)
+    .groupBy(bucket)
+    .execute()
+  const counts = new Map(rows.map((row) => [Number(row.bucket), Number(row.count)]))
+  const buckets = []
+  for (let start = Math.floor(fromMs / bucketMs) * bucketMs; start < toMs; start += bucketMs) {
+    buckets.push({ start: isoTime(start)!, count: counts.get(start / bucketMs) ?? 0 })
+  }
+  return buckets
 }

@@ -78,9 +78,11 @@ const MAX_KEYS_PER_SELECT = 5_000
 /**
  * Stores occurrences in their groups inside `trx`: a fingerprint seen for the first time opens a
  * group (announced as error.group.created), an occurrence of a resolved group reopens it as
- * regressed (error.group.regressed). Locks are held where captures conflict, on their fingerprints
- * and then on the groups those belong to, so captures of one new error racing on several
- * connections or portals still open exactly one group, while other errors of the project go on.
+ * regressed (error.group.regressed). A fingerprint seen for the first time is locked alone, so that
+ * captures of one new error racing on several connections or portals open exactly one group; known
+ * fingerprints and their groups are locked in share mode, against merges and triage only. Counts are
+ * appended (`error_count_deltas`), not added to the group's rows, so that captures of the same errors
+ * on several portals never wait for each other; `foldCounts` adds them up before every read.
  */
 export async function recordOccurrences(trx: Kysely<any>, ctx: PortalContext, occurrences: Occurrence[]): Promise<RecordedOccurrence[]> {
   const byProject = new Map<string, Occurrence[]>()
@@ -100,8 +102,9 @@ export async function recordOccurrences(trx: Kysely<any>, ctx: PortalContext, oc
   const { storage } = ctx
   await storage.writeRows(trx, OCCURRENCE_INSERT, occurrences.map((occurrence) => occurrenceRow(occurrence, guessedGroup.get(occurrence.grouping.fingerprint)!)))
 
-  const fingerprints = await lockFingerprints(trx, ctx, fingerprintList)
-  const groups = await lockGroups(trx, ctx, [...new Set([...fingerprints.values()].map((row) => row.group_id))])
+  // A known fingerprint keeps its group until a merge or an unmerge, which lock it alone.
+  const fingerprints = await lockFingerprints(trx, ctx, fingerprintList, [...unlocked.keys()])
+  const groups = await lockGroups(trx, ctx, [...new Set([...fingerprints.values()].map((row) => row.group_id))], true)
   const recorded = new Map<Occurrence, RecordedOccurrence>()
   for (const [projectId, items] of byProject) {
     const results = await recordProjectOccurrences(trx, ctx, projectId, items, fingerprints, groups, guessedGroup)
@@ -143,13 +146,18 @@ export async function lockFingerprintsAndGroups(trx: Kysely<any>, ctx: PortalCon
   await lockGroups(trx, ctx, groupIds)
 }
 
-async function lockFingerprints(trx: Kysely<any>, ctx: PortalContext, fingerprints: string[]): Promise<Map<string, FingerprintRow>> {
-  await ctx.storage.lockInTransaction(trx, fingerprints.map((fingerprint) => `error-fingerprint:${fingerprint}`))
+const fingerprintLock = (fingerprint: string) => `error-fingerprint:${fingerprint}`
+const groupLock = (id: string) => `error-group:${id}`
+
+/** Locks `fingerprints`, those in `shared` in share mode, and reads their groups. */
+async function lockFingerprints(trx: Kysely<any>, ctx: PortalContext, fingerprints: string[], shared: string[] = []): Promise<Map<string, FingerprintRow>> {
+  await ctx.storage.lockInTransaction(trx, fingerprints.map(fingerprintLock), new Set(shared.map(fingerprintLock)))
   return loadFingerprints(trx, fingerprints)
 }
 
-async function lockGroups(trx: Kysely<any>, ctx: PortalContext, groupIds: string[]): Promise<Map<string, TouchedGroup>> {
-  await ctx.storage.lockInTransaction(trx, groupIds.map((id) => `error-group:${id}`))
+async function lockGroups(trx: Kysely<any>, ctx: PortalContext, groupIds: string[], shared = false): Promise<Map<string, TouchedGroup>> {
+  const names = groupIds.map(groupLock)
+  await ctx.storage.lockInTransaction(trx, names, shared ? new Set(names) : undefined)
   return loadGroups(trx, groupIds)
 }
 
@@ -163,8 +171,8 @@ async function recordProjectOccurrences(
   guessedGroup: Map<string, string>,
 ): Promise<RecordedOccurrence[]> {
   const newFingerprints: FingerprintInsert[] = []
-  const days = new Map<string, DayTotals>()
-  const tags = new Map<string, TagTotals>()
+  const newGroups: GroupRow[] = []
+  const deltas = new Map<string, CountDelta>()
   const touchedGroups = new Set<TouchedGroup>()
 
   const results = items.map((occurrence) => {
@@ -175,32 +183,158 @@ async function recordProjectOccurrences(
       fingerprints.set(fingerprint, known)
       const { algorithm, components } = occurrence.grouping
       newFingerprints.push({ ...known, project_id: projectId, algorithm, components: JSON.stringify(components) })
+      // Its counts come with the others' deltas; the row holds none yet.
+      newGroups.push({ ...groups.get(known.group_id)!.row })
     }
     const groupId = known.group_id
     const group = groups.get(groupId)!
-    const isNewGroup = group.isNew && group.row.count === 0
+    const isNewGroup = group.isNew && !touchedGroups.has(group)
+    // Only the opened groups' totals count whole here (the created announcement); a known group's
+    // row counts what is folded, and its announcement reads the deltas too.
     addToGroup(group, occurrence)
     touchedGroups.add(group)
+    const { environment, release, service } = occurrence
     const day = Math.floor(occurrence.ts / DAY_MS)
-    countUnder(days, `${fingerprint}|${day}`, (ts) => ({ fingerprint, day, group_id: groupId, count: 0, first_seen: ts, last_seen: ts }), occurrence.ts)
-    for (const key of TAG_KEYS) {
-      const value = occurrence[key]
-      if (value !== null) countUnder(tags, `${fingerprint}|${key}|${value}`, (ts) => ({ fingerprint, key, value, group_id: groupId, count: 0, first_seen: ts, last_seen: ts }), occurrence.ts)
+    const key = `${fingerprint}|${day}|${environment}|${release}|${service}`
+    let delta = deltas.get(key)
+    if (!delta) {
+      delta = { project_id: projectId, group_id: groupId, fingerprint, day, environment, release, service, count: 0, first_seen: occurrence.ts, last_seen: occurrence.ts, name: occurrence.name, message: occurrence.message }
+      deltas.set(key, delta)
     }
+    if (occurrence.ts >= delta.last_seen) {
+      delta.name = occurrence.name
+      delta.message = occurrence.message
+    }
+    countInto(delta, occurrence.ts)
     return { id: occurrence.id, fingerprint, groupFingerprint: group.row.fingerprint, isNewGroup }
   })
 
   const { storage } = ctx
-  await upsertGroups(trx, storage, [...touchedGroups].map((group) => group.row))
+  await upsertGroups(trx, storage, newGroups)
   await storage.writeRows(trx, FINGERPRINT_INSERT, newFingerprints)
-  await storage.writeRows(trx, DAY_TOTALS_UPSERT, [...days.values()])
-  await storage.writeRows(trx, TAG_TOTALS_UPSERT, [...tags.values()])
+  await storage.writeRows(trx, COUNT_DELTA_INSERT, [...deltas.values()])
   for (const group of touchedGroups) {
-    if (group.row.count > OCCURRENCES_KEPT_PER_GROUP) await trimOccurrences(trx, group.row.id)
     if (group.isNew) await ctx.notifications.publish(trx, projectId, 'error.group.created', notificationData(group.row))
-    if (group.regressedNow) await ctx.notifications.publish(trx, projectId, 'error.group.regressed', notificationData(group.row))
+    if (group.regressedNow && (await reopenGroup(trx, group.row))) {
+      await ctx.notifications.publish(trx, projectId, 'error.group.regressed', notificationData(await withDeltas(trx, group.row.id)))
+    }
   }
   return results
+}
+
+/**
+ * Reopens a resolved group as regressed; false when another capture did first (it holds the row's
+ * lock until it commits, then this one finds the group unresolved).
+ */
+async function reopenGroup(trx: Kysely<any>, row: GroupRow): Promise<boolean> {
+  const result = await trx
+    .updateTable('error_groups')
+    .set({ status: 'unresolved', regressed: 1, status_changed_at: row.status_changed_at })
+    .where('id', '=', row.id)
+    .where('status', '=', 'resolved')
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) > 0
+}
+
+/** A group's row with the counts not folded into it yet, this transaction's included. */
+async function withDeltas(trx: Kysely<any>, groupId: string): Promise<GroupRow> {
+  const row = groupRow(await trx.selectFrom('error_groups').selectAll().where('id', '=', groupId).executeTakeFirstOrThrow())
+  const deltas = await trx.selectFrom('error_count_deltas').selectAll().where('group_id', '=', groupId).execute()
+  for (const delta of deltas) addDelta(row, delta)
+  return row
+}
+
+/** Adds a delta's counts to a group's totals; the group reads like its latest occurrence. */
+function addDelta(row: Pick<GroupRow, 'count' | 'first_seen' | 'last_seen' | 'name' | 'message'>, delta: Record<string, any>) {
+  const lastSeen = Number(delta.last_seen)
+  if (lastSeen >= row.last_seen) {
+    row.name = delta.name
+    row.message = delta.message
+  }
+  row.count += Number(delta.count)
+  row.first_seen = Math.min(row.first_seen, Number(delta.first_seen))
+  row.last_seen = Math.max(row.last_seen, lastSeen)
+}
+
+/**
+ * Adds the appended counts of the project's groups (all of them when `groupIds` is not given) to their
+ * group, day and tag rows, before a read of its groups. One fold of a project runs at a time, over
+ * every portal; captures go on meanwhile (they only take the groups' share locks).
+ */
+export async function foldProjectCounts(ctx: PortalContext, projectId: string, groupIds?: string[]): Promise<void> {
+  const db = ctx.storage.db as unknown as Kysely<any>
+  let query = db.selectFrom('error_count_deltas').select('group_id').distinct().where('project_id', '=', projectId)
+  if (groupIds !== undefined) query = query.where('group_id', 'in', groupIds)
+  const pending = (await query.execute()).map((row) => row.group_id as string)
+  if (pending.length === 0) return
+  await db.transaction().execute(async (trx) => {
+    await ctx.storage.lockInTransaction(trx, `error-counts:${projectId}`)
+    await lockGroups(trx, ctx, pending, true)
+    await foldCounts(trx, ctx.storage, pending)
+  })
+}
+
+/** Folds the appended counts of every project, a few at a time (the job that keeps the deltas short). */
+export async function foldAllCounts(ctx: PortalContext): Promise<void> {
+  const db = ctx.storage.db as unknown as Kysely<any>
+  const projects = await db.selectFrom('error_count_deltas').select('project_id').distinct().execute()
+  for (const { project_id } of projects) await foldProjectCounts(ctx, project_id)
+}
+
+/**
+ * Moves the deltas of `groupIds` into their group, day and tag rows, and trims the groups' stored
+ * occurrences. The caller holds the groups' locks, and either the project's `error-counts` lock or
+ * the groups' own exclusively, so that no other fold of these groups runs at the same time.
+ */
+export async function foldCounts(trx: Kysely<any>, storage: Storage, groupIds: string[]): Promise<void> {
+  const deltas = await selectIn(groupIds, (chunk) => trx.deleteFrom('error_count_deltas').where('group_id', 'in', chunk).returningAll().execute())
+  if (deltas.length === 0) return
+  const groups = new Map<string, Pick<GroupRow, 'count' | 'first_seen' | 'last_seen' | 'name' | 'message'>>()
+  const days = new Map<string, DayTotals>()
+  const tags = new Map<string, TagTotals>()
+  for (const delta of deltas) {
+    const group_id = delta.group_id as string
+    const fingerprint = delta.fingerprint as string
+    const count = Number(delta.count)
+    const totals = { count, first_seen: Number(delta.first_seen), last_seen: Number(delta.last_seen) }
+    const group = groups.get(group_id)
+    if (group) addDelta(group, delta)
+    else groups.set(group_id, { ...totals, name: delta.name, message: delta.message })
+    const day = Number(delta.day)
+    addTotals(days, `${fingerprint}|${day}`, { fingerprint, day, group_id, ...totals })
+    for (const key of TAG_KEYS) {
+      const value = delta[key] as string | null
+      if (value !== null) addTotals(tags, `${fingerprint}|${key}|${value}`, { fingerprint, key, value, group_id, ...totals })
+    }
+  }
+  // Rows are written in key order, the same in every fold.
+  const byKey = <R>(map: Map<string, R>) => [...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row)
+  const stored = (column: string) => sql.ref(`error_groups.${column}`)
+  for (const [id, totals] of [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    await trx
+      .updateTable('error_groups')
+      .set({
+        count: sql`${stored('count')} + ${totals.count}`,
+        first_seen: sql`case when ${stored('first_seen')} < ${totals.first_seen} then ${stored('first_seen')} else ${totals.first_seen} end`,
+        last_seen: sql`case when ${stored('last_seen')} > ${totals.last_seen} then ${stored('last_seen')} else ${totals.last_seen} end`,
+        name: sql`case when ${stored('last_seen')} > ${totals.last_seen} then ${stored('name')} else ${totals.name} end`,
+        message: sql`case when ${stored('last_seen')} > ${totals.last_seen} then ${stored('message')} else ${totals.message} end`,
+      })
+      .where('id', '=', id)
+      .execute()
+  }
+  await storage.writeRows(trx, DAY_TOTALS_UPSERT, byKey(days))
+  await storage.writeRows(trx, TAG_TOTALS_UPSERT, byKey(tags))
+  const counted = await selectIn([...groups.keys()], (chunk) => trx.selectFrom('error_groups').select(['id', 'count']).where('id', 'in', chunk).execute())
+  for (const row of counted) if (Number(row.count) > OCCURRENCES_KEPT_PER_GROUP) await trimOccurrences(trx, row.id)
+}
+
+function addTotals<R extends Totals>(map: Map<string, R>, key: string, row: R) {
+  const totals = map.get(key)
+  if (!totals) return void map.set(key, row)
+  totals.count += row.count
+  totals.first_seen = Math.min(totals.first_seen, row.first_seen)
+  totals.last_seen = Math.max(totals.last_seen, row.last_seen)
 }
 
 const selectFingerprints = new ListStatement(
@@ -245,7 +379,7 @@ export function groupRow(row: Record<string, any>): GroupRow {
   }
 }
 
-/** A new group `id` for the occurrence's fingerprint; returns its id. */
+/** A new group `id` for the occurrence's fingerprint, counting none yet; returns its id. */
 function openGroup(groups: Map<string, TouchedGroup>, projectId: string, occurrence: Occurrence, id: string): string {
   const fingerprint = occurrence.grouping.fingerprint
   groups.set(id, {
@@ -269,17 +403,6 @@ function openGroup(groups: Map<string, TouchedGroup>, projectId: string, occurre
   return id
 }
 
-/**
- * Counts an occurrence at `ts` into the batch's totals under `key` (a fingerprint's day, environment,
- * release or service). `fresh` builds the whole row: spreading a partial one into another literal cost
- * V8 ~2.5 µs a call.
- */
-function countUnder<R extends Totals>(map: Map<string, R>, key: string, fresh: (ts: number) => R, ts: number) {
-  const totals = map.get(key) ?? fresh(ts)
-  countInto(totals, ts)
-  map.set(key, totals)
-}
-
 function countInto(totals: Totals, ts: number) {
   totals.count++
   totals.first_seen = Math.min(totals.first_seen, ts)
@@ -295,6 +418,7 @@ function addToGroup(group: TouchedGroup, occurrence: Occurrence) {
   }
   countInto(row, occurrence.ts)
   if (row.status === 'resolved') {
+    // Written by reopenGroup, which finds whether this capture is the one that reopened it.
     row.status = 'unresolved'
     row.regressed = 1
     row.status_changed_at = occurrence.receivedAt
@@ -328,6 +452,22 @@ export function upsertGroups(trx: Kysely<any>, storage: Storage, rows: GroupRow[
   return storage.writeRows(trx, GROUP_UPSERT, rows)
 }
 
+/** A batch's occurrences of one fingerprint on one day with one environment, release and service. */
+type CountDelta = {
+  project_id: string
+  group_id: string
+  fingerprint: string
+  day: number
+  environment: string | null
+  release: string | null
+  service: string | null
+  name: string
+  message: string
+} & Totals
+
+const COUNT_DELTA_COLUMNS = ['project_id', 'group_id', 'fingerprint', 'day', 'environment', 'release', 'service', 'count', 'first_seen', 'last_seen', 'name', 'message'] as const
+const COUNT_DELTA_INSERT = rowWrite<CountDelta>(COUNT_DELTA_COLUMNS, (db, rows) => db.insertInto('error_count_deltas').values(rows))
+
 type DayTotals = { fingerprint: string; day: number; group_id: string } & Totals
 type TagTotals = { fingerprint: string; key: string; value: string; group_id: string } & Totals
 
@@ -360,7 +500,7 @@ const FINGERPRINT_INSERT = rowWrite<FingerprintInsert>(FINGERPRINT_COLUMNS, (db,
 type OccurrenceRow = ReturnType<typeof occurrenceRow>
 
 const OCCURRENCE_COLUMNS = [
-  'id', 'project_id', 'group_id', 'fingerprint', 'ts', 'received_at', 'name', 'message', 'stack', 'frames', 'release', 'environment', 'service', 'request', 'metadata',
+  'id', 'project_id', 'group_id', 'fingerprint', 'ts', 'received_at', 'name', 'message', 'stack', 'frames', 'release', 'environment', 'service', 'request', 'metadata', 'trace_id',
 ] as const
 const OCCURRENCE_INSERT = rowWrite<OccurrenceRow>(OCCURRENCE_COLUMNS, (db, rows) => db.insertInto('error_occurrences').values(rows))
 
@@ -381,7 +521,14 @@ function occurrenceRow(occurrence: Occurrence, groupId: string) {
     service: occurrence.service,
     request: occurrence.request === null ? null : JSON.stringify(occurrence.request),
     metadata: JSON.stringify(occurrence.metadata),
+    trace_id: traceIdOf(occurrence.metadata),
   }
+}
+
+/** The trace an occurrence happened in, as SDKs, OTLP and Sentry's intake name it in its fields (`traceId`). */
+export function traceIdOf(metadata: Record<string, unknown>): string | null {
+  const traceId = metadata.traceId
+  return typeof traceId === 'string' && traceId !== '' && traceId.length <= 128 ? traceId : null
 }
 
 /** Deletes a group's occurrences older than the most recent OCCURRENCES_KEPT_PER_GROUP. */

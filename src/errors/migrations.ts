@@ -94,4 +94,39 @@ export const errorMigrations: Migration[] = [
     name: 'errors/003_occurrence_expiry_index',
     up: (db) => db.schema.createIndex('error_occurrences_project_ts_idx').ifNotExists().on('error_occurrences').columns(['project_id', 'ts']).execute(),
   },
+  {
+    // Links between signals: a trace's errors are found by trace id (from the occurrence's `traceId`).
+    // Occurrences stored before this step keep a null trace_id; they still carry it in `metadata`.
+    name: 'errors/004_occurrence_trace_id',
+    async up(db) {
+      await db.schema.alterTable('error_occurrences').addColumn('trace_id', 'text').execute()
+      await db.schema.createIndex('error_occurrences_trace_idx').ifNotExists().on('error_occurrences').columns(['project_id', 'trace_id']).execute()
+    },
+  },
+  {
+    // Captures append their counts here instead of adding to a group's, day's or tag's row: an updated
+    // row stays locked until its transaction commits, so portals capturing the same errors took turns.
+    // Reads and a job every second fold them into those rows (group-store.ts, foldCounts).
+    name: 'errors/005_count_deltas',
+    async up(db, t) {
+      await db.schema
+        .createTable('error_count_deltas')
+        .ifNotExists()
+        .addColumn('project_id', 'text', (c) => c.notNull())
+        .addColumn('group_id', 'text', (c) => c.notNull())
+        .addColumn('fingerprint', 'text', (c) => c.notNull())
+        .addColumn('day', 'integer', (c) => c.notNull())
+        .addColumn('environment', 'text')
+        .addColumn('release', 'text')
+        .addColumn('service', 'text')
+        .addColumn('count', t.bigint, (c) => c.notNull())
+        .addColumn('first_seen', t.bigint, (c) => c.notNull())
+        .addColumn('last_seen', t.bigint, (c) => c.notNull())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('message', 'text', (c) => c.notNull())
+        .execute()
+      await db.schema.createIndex('error_count_deltas_group_idx').ifNotExists().on('error_count_deltas').column('group_id').execute()
+      await db.schema.createIndex('error_count_deltas_project_idx').ifNotExists().on('error_count_deltas').column('project_id').execute()
+    },
+  },
 ]

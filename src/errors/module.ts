@@ -5,7 +5,7 @@ import { ErrorPayload, errorExamples } from './payload.ts'
 import { errorMigrations } from './migrations.ts'
 import { occurrenceFromEvent } from './capture.ts'
 import { GROUPING_ALGORITHM } from './fingerprint.ts'
-import { OCCURRENCES_KEPT_PER_GROUP, recordOccurrences } from './group-store.ts'
+import { foldAllCounts, OCCURRENCES_KEPT_PER_GROUP, recordOccurrences } from './group-store.ts'
 import { errorRoutes } from './routes.ts'
 
 export const errorsModule = defineModule({
@@ -49,4 +49,20 @@ export const errorsModule = defineModule({
   // Groups are state and stay; their occurrences expire with the error events.
   retention: { expiring: [{ table: 'error_occurrences', timeColumn: 'ts', key: ['id'] }] },
   routes: errorRoutes,
+  // Reads fold a project's appended counts first; this keeps them short when nobody reads.
+  start: async (ctx) => {
+    let running: Promise<void> | undefined
+    const timer = setInterval(() => {
+      running ??= foldAllCounts(ctx)
+        .catch((error) => ctx.log.warn({ err: error }, 'folding error counts failed; the next pass retries'))
+        .finally(() => (running = undefined))
+    }, COUNT_FOLD_INTERVAL_MS)
+    timer.unref()
+    return async () => {
+      clearInterval(timer)
+      await running
+    }
+  },
 })
+
+const COUNT_FOLD_INTERVAL_MS = 1000

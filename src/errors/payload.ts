@@ -26,6 +26,13 @@ export const ErrorPayload = Type.Object(
     stack: Type.Optional(Type.String({ maxLength: 262_144, description: 'a printed stack trace (V8, CPython, JVM, …), parsed for grouping' })),
     frames: Type.Optional(Type.Array(ErrorFrame, { maxItems: 1000, description: 'structured frames, innermost first; used instead of `stack` for grouping' })),
     request: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'request context; Authorization, Cookie and API-key headers are stored as [filtered]' })),
+    fingerprint: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 512 }), {
+        minItems: 1,
+        maxItems: 32,
+        description: 'overrides grouping, as a capture’s and Sentry’s `fingerprint`: occurrences with the same array share a group; `{{ default }}` stands for the computed fingerprint',
+      }),
+    ),
   },
   { additionalProperties: true, examples: [{ name: 'TypeError', message: 'cart is undefined', environment: 'production', release: '1.2.3' }], description: 'At least one of name and message is required.' },
 )

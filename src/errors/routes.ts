@@ -6,24 +6,30 @@ import type { PortalContext } from '../context.ts'
 import { accessPrincipal, type Principal } from '../http/auth.ts'
 import { DEFAULT_LIMIT, List, PageQuery } from '../http/list.ts'
 import { ProblemError, problemResponses } from '../http/problem.ts'
+import { named } from '../http/openapi-components.ts'
 import { refuseWhenBacklogged } from '../http/load-shedding.ts'
 import { findProject } from '../projects/store.ts'
 import { CaptureBody, CaptureResponse, occurrenceFromCapture } from './capture.ts'
 import { RATE_HEADERS, admitToProject } from '../ingest/rate-limit.ts'
 import { IDEMPOTENT_REPLAYED } from '../ingest/idempotency.ts'
 import { createGroupCommitter } from '../storage/group-commit.ts'
-import { OCCURRENCES_KEPT_PER_GROUP, recordOccurrences, type Occurrence, type RecordedOccurrence } from './group-store.ts'
+import { foldProjectCounts, OCCURRENCES_KEPT_PER_GROUP, recordOccurrences, type Occurrence, type RecordedOccurrence } from './group-store.ts'
 import {
   describeGroups,
   ErrorGroup,
   ErrorGroupDetail,
   ErrorOccurrence,
+  findFoldedGroup,
   findGroup,
   groupDetail,
   GroupStatusSchema,
   listGroups,
+  occurrenceHistogram,
+  occurrencesOfTrace,
   recentOccurrences,
+  TraceOccurrence,
 } from './group-reads.ts'
+import { HistogramQuery, histogramBuckets } from '../http/histogram.ts'
 import { mergeGroups, setGroupStatus, unmergeFingerprints } from './triage.ts'
 import { inClaimOrder } from '../ingest/claim-order.ts'
 import { claimIdempotencyKey, findStoredResponse, idempotencyKeyOf, replay, setStoredResponse } from '../ingest/idempotency.ts'
@@ -44,6 +50,9 @@ const GroupsQuery = Type.Object(
     release: Type.Optional(Type.String({ description: 'groups with an occurrence in this release' })),
     service: Type.Optional(Type.String({ description: 'groups with an occurrence from this service' })),
     q: Type.Optional(Type.String({ minLength: 1, description: 'case-insensitive text within the name or message' })),
+    first_release: Type.Optional(Type.String({ description: 'groups first seen in this release (their earliest release): what a deploy of it introduced' })),
+    from: Type.Optional(Type.String({ format: 'date-time', description: 'groups last seen at or after (ISO 8601)' })),
+    to: Type.Optional(Type.String({ format: 'date-time', description: 'groups first seen before (ISO 8601)' })),
     sort: Type.Optional(
       Type.Union([Type.Literal('last_seen'), Type.Literal('first_seen'), Type.Literal('count')], {
         description: 'newest last occurrence (default), newest group, or most occurrences first; a cursor belongs to its sort',
@@ -127,7 +136,65 @@ export const errorRoutes: FastifyPluginAsync<{ ctx: PortalContext }> = async (pl
     async (request) => {
       const { project_id: projectId, limit = DEFAULT_LIMIT, cursor, ...filters } = request.query
       await findProject(ctx.storage.db, accessPrincipal(request).orgId, projectId)
+      await foldProjectCounts(ctx, projectId)
       return listGroups(db, ctx.storage, projectId, filters, limit, cursor)
+    },
+  )
+
+  app.get(
+    '/occurrences',
+    {
+      config: { access: 'read' },
+      schema: {
+        operationId: 'listTraceErrorOccurrences',
+        tags,
+        summary: 'The stored error occurrences of one trace, newest first, with their groups',
+        description: 'What went wrong in a trace: occurrences whose `traceId` is `trace_id`, across groups. Each group keeps its latest occurrences only.',
+        querystring: Type.Object(
+          {
+            project_id: Type.String({ description: 'the project (prj_…); 404 unless it is a live project of your organisation' }),
+            trace_id: Type.String({ minLength: 1, maxLength: 128, description: 'the trace id, as spans and occurrences carry it' }),
+            ...PageQuery,
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: List(TraceOccurrence), ...problemResponses(400, 401, 403, 404, 503) },
+      },
+    },
+    async (request) => {
+      const { project_id: projectId, trace_id: traceId, limit = DEFAULT_LIMIT, cursor } = request.query
+      await findProject(ctx.storage.db, accessPrincipal(request).orgId, projectId)
+      return occurrencesOfTrace(db, ctx.storage, projectId, traceId, limit, cursor)
+    },
+  )
+
+  app.get(
+    '/histogram',
+    {
+      config: { access: 'read' },
+      schema: {
+        operationId: 'countErrorOccurrencesOverTime',
+        tags,
+        summary: 'How many error occurrences a project stored per time bucket',
+        description:
+          `Stored occurrences per bucket over [from, to), every bucket listed (zeros included). Buckets start at multiples of \`bucket_seconds\` since the epoch (UTC). ` +
+          `Each group keeps its latest ${OCCURRENCES_KEPT_PER_GROUP} occurrences, so a bucket under-counts a group that had more since; groups’ \`count\` and \`countsPerDay\` stay exact.`,
+        querystring: Type.Object(
+          { project_id: Type.String({ description: 'the project (prj_…); 404 unless it is a live project of your organisation' }), ...HistogramQuery('occurrences') },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: named('ErrorOccurrenceHistogram', Type.Object({ data: Type.Array(Type.Object({ start: Type.String({ format: 'date-time' }), count: Type.Integer() })), total: Type.Integer() })),
+          ...problemResponses(400, 401, 403, 404, 503),
+        },
+      },
+    },
+    async (request) => {
+      const { project_id: projectId } = request.query
+      await findProject(ctx.storage.db, accessPrincipal(request).orgId, projectId)
+      const { fromMs, toMs, bucketMs } = histogramBuckets(request.query)
+      const data = await occurrenceHistogram(db, projectId, fromMs, toMs, bucketMs)
+      return { data, total: data.reduce((sum, bucket) => sum + bucket.count, 0) }
     },
   )
 
@@ -144,7 +211,7 @@ export const errorRoutes: FastifyPluginAsync<{ ctx: PortalContext }> = async (pl
         response: { 200: ErrorGroupDetail, ...problemResponses(400, 401, 403, 404, 503) },
       },
     },
-    async (request) => groupDetail(db, ctx.storage, await findGroup(db, accessPrincipal(request).orgId, request.params.fingerprint)),
+    async (request) => groupDetail(db, ctx.storage, await findFoldedGroup(ctx, accessPrincipal(request).orgId, request.params.fingerprint)),
   )
 
   app.get(
@@ -162,7 +229,7 @@ export const errorRoutes: FastifyPluginAsync<{ ctx: PortalContext }> = async (pl
       },
     },
     async (request) => {
-      const group = await findGroup(db, accessPrincipal(request).orgId, request.params.fingerprint)
+      const group = await findFoldedGroup(ctx, accessPrincipal(request).orgId, request.params.fingerprint)
       return recentOccurrences(db, ctx.storage, group.id, request.query.limit ?? DEFAULT_LIMIT, request.query.cursor)
     },
   )

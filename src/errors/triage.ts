@@ -4,7 +4,7 @@ import { ProblemError } from '../http/problem.ts'
 import { newId } from '../ids.ts'
 import type { Storage } from '../storage/storage.ts'
 import { findGroup, groupFingerprints, withNotFound } from './group-reads.ts'
-import { lockFingerprintsAndGroups, lockProjectGroups, OCCURRENCES_KEPT_PER_GROUP, trimOccurrences, upsertGroups, type GroupRow, type GroupStatus } from './group-store.ts'
+import { foldCounts, lockFingerprintsAndGroups, lockProjectGroups, OCCURRENCES_KEPT_PER_GROUP, trimOccurrences, upsertGroups, type GroupRow, type GroupStatus } from './group-store.ts'
 
 // Every row that belongs to a fingerprint carries its group, so moving a fingerprint moves these.
 const FINGERPRINT_TABLES = ['error_fingerprints', 'error_fingerprint_days', 'error_fingerprint_tags', 'error_occurrences']
@@ -88,6 +88,8 @@ async function withLockedGroup<T>(
     }
     const held = await trx.selectFrom('error_fingerprints').select('fingerprint').where('group_id', 'in', groupIds).execute()
     await lockFingerprintsAndGroups(trx, ctx, held.map((row) => row.fingerprint as string), groupIds)
+    // Captures committed before the locks left deltas under these groups; they move with the group's rows.
+    await foldCounts(trx, ctx.storage, groupIds)
     return change(trx, await findGroup(trx, orgId, fingerprint))
   })
 }

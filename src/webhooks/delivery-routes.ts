@@ -1,4 +1,4 @@
-import { Type } from 'typebox'
+import { Type, type Static } from 'typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { PortalContext } from '../context.ts'
 import { accessPrincipal } from '../http/auth.ts'
@@ -9,7 +9,7 @@ import { findProject } from '../projects/store.ts'
 import { wakeDispatcher } from './dispatcher.ts'
 import { findEndpoint, liveProjectIds } from './endpoint-store.ts'
 import { enqueueMessage, subscribedEndpointIds } from './enqueue.ts'
-import { DeliveryDetail, DeliveryStatusSchema, DeliverySummary, EnqueuedDelivery, EventTypeName } from './schemas.ts'
+import { Attempt, DeliveryDetail, DeliveryStatusSchema, DeliverySummary, EnqueuedDelivery, EventTypeName } from './schemas.ts'
 import { webhookDb, type WebhookTables } from './tables.ts'
 
 const tags = ['webhooks']
@@ -18,7 +18,13 @@ const RECOVER_LIMIT = 10_000
 
 type DeliveryRow = WebhookTables['webhook_deliveries']
 
-function deliverySummary(row: DeliveryRow) {
+/** What a delivery row does not hold: its endpoint's URL and the latest attempt's HTTP status. */
+interface DeliveryContext {
+  endpointUrl: string
+  lastStatusCode: number | null
+}
+
+function deliverySummary(row: DeliveryRow, context: DeliveryContext) {
   return {
     id: row.id,
     projectId: row.project_id,
@@ -27,6 +33,8 @@ function deliverySummary(row: DeliveryRow) {
     eventType: row.event_type,
     status: row.status,
     attemptCount: row.attempt_count,
+    endpointUrl: context.endpointUrl,
+    lastStatusCode: context.lastStatusCode,
     nextAttemptAt: isoTime(row.next_attempt_at),
     createdAt: isoTime(row.created_at)!,
     updatedAt: isoTime(row.updated_at)!,
@@ -38,6 +46,26 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> =
   const db = webhookDb(ctx.storage)
   const attempts = ctx.config.webhooks.retrySchedule.length + 1
   const parseTypes = (value: unknown) => ctx.storage.parseJson<string[]>(value)
+
+  /** Each delivery's endpoint URL and latest attempt's status code: two reads for a whole page, never one per row. */
+  async function contextsOf(rows: DeliveryRow[]): Promise<Map<string, DeliveryContext>> {
+    const contexts = new Map<string, DeliveryContext>()
+    if (rows.length === 0) return contexts
+    const [endpoints, lastAttempts] = await Promise.all([
+      db.selectFrom('webhook_endpoints').select(['id', 'url']).where('id', 'in', [...new Set(rows.map((row) => row.endpoint_id))]).execute(),
+      db
+        .selectFrom('webhook_attempts as attempt')
+        .innerJoin('webhook_deliveries as delivery', 'delivery.id', 'attempt.delivery_id')
+        .whereRef('attempt.number', '=', 'delivery.attempt_count')
+        .where('attempt.delivery_id', 'in', rows.map((row) => row.id))
+        .select(['attempt.delivery_id', ctx.storage.jsonText('attempt.response', 'statusCode').as('status_code')])
+        .execute(),
+    ])
+    const urls = new Map(endpoints.map((endpoint) => [endpoint.id, endpoint.url]))
+    const codes = new Map(lastAttempts.map((attempt) => [attempt.delivery_id, attempt.status_code === null ? null : Number(attempt.status_code)]))
+    for (const row of rows) contexts.set(row.id, { endpointUrl: urls.get(row.endpoint_id) ?? '', lastStatusCode: codes.get(row.id) ?? null })
+    return contexts
+  }
 
   /** A delivery of a live project of the organisation, or 404. */
   async function findDelivery(orgId: string, deliveryId: string): Promise<DeliveryRow> {
@@ -138,7 +166,8 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> =
       if (fromMs !== undefined) query = query.where('created_at', '>=', fromMs)
       if (toMs !== undefined) query = query.where('created_at', '<', toMs)
       const rows = await pageAfter(query, cursor, limit, 'created_at', 'id').execute()
-      return toPage(rows, limit, (row) => [row.created_at, row.id], deliverySummary)
+      const contexts = await contextsOf(rows.slice(0, limit))
+      return toPage(rows, limit, (row) => [row.created_at, row.id], (row) => deliverySummary(row, contexts.get(row.id)!))
     },
   )
 
@@ -162,7 +191,7 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> =
         db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', delivery.id).orderBy('number').execute(),
       ])
       return {
-        ...deliverySummary(delivery),
+        ...deliverySummary(delivery, (await contextsOf([delivery])).get(delivery.id)!),
         payload: ctx.storage.parseJson<Record<string, unknown>>(message.payload),
         attempts: attemptRows.map((row) => ({
           id: row.id,
@@ -170,8 +199,8 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> =
           status: row.status,
           startedAt: isoTime(row.started_at)!,
           durationMs: row.duration_ms,
-          request: ctx.storage.parseJson<any>(row.request),
-          response: row.response === null ? null : ctx.storage.parseJson<any>(row.response),
+          request: ctx.storage.parseJson<Static<typeof Attempt>['request']>(row.request),
+          response: row.response === null ? null : ctx.storage.parseJson<Static<typeof Attempt>['response']>(row.response),
           error: row.error,
           secretId: row.secret_id,
         })),
@@ -199,7 +228,8 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> =
       if (endpoint?.enabled !== 1) throw new ProblemError(409, 'endpoint_disabled', `endpoint ${delivery.endpoint_id} is disabled or deleted; enable it first`)
       const retried = await sendAgain(db, [delivery.id])
       wakeDispatcher(ctx)
-      return reply.code(202).send(deliverySummary({ ...delivery, ...retried }))
+      const row = { ...delivery, ...retried }
+      return reply.code(202).send(deliverySummary(row, (await contextsOf([row])).get(row.id)!))
     },
   )
 

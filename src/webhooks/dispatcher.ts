@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely'
+import { sql } from 'kysely'
 import type { PortalContext } from '../context.ts'
 import { newId } from '../ids.ts'
 import { countWebhookAttempts } from '../metrics/metrics.ts'
@@ -9,6 +9,7 @@ import { prepareRequest, sendAttempt, type AttemptResult, type PreparedRequest }
 import { standardWebhookSignature } from './signing.ts'
 import type { AttemptStatus, DeliveryStatus, DisabledReason, WebhookDb, WebhookTables } from './tables.ts'
 import { webhookDb } from './tables.ts'
+import { tablesOf, type Connection } from '../storage/tables.ts'
 
 // A lease outlives the longest attempt by this much; only a crashed instance's deliveries wait for it to run out.
 const LEASE_MARGIN_MS = 30_000
@@ -424,9 +425,9 @@ async function moveFailedDelivery(trx: WebhookDb, instance: string, delivery: Cl
     .execute()
 }
 
-async function disableAndAnnounce(ctx: PortalContext, trx: Kysely<any>, endpointId: string, reason: DisabledReason, now: number) {
+async function disableAndAnnounce(ctx: PortalContext, trx: Connection, endpointId: string, reason: DisabledReason, now: number) {
   if (!(await disableEndpoint(trx, endpointId, reason, now))) return
-  const endpoint = await (trx as Kysely<WebhookTables>).selectFrom('webhook_endpoints').select(['project_id', 'url']).where('id', '=', endpointId).executeTakeFirstOrThrow()
+  const endpoint = await tablesOf<WebhookTables>(trx).selectFrom('webhook_endpoints').select(['project_id', 'url']).where('id', '=', endpointId).executeTakeFirstOrThrow()
   const detail = reason === 'gone' ? 'the endpoint answered 410 Gone' : `every attempt failed for ${ctx.config.webhooks.disableAfterFailingSeconds} s`
   await ctx.notifications.publish(trx, endpoint.project_id, 'endpoint.disabled', {
     endpointId,

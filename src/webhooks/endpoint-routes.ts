@@ -191,11 +191,14 @@ export const endpointRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> =
         summary: 'Make a new signing secret, shown in this answer only; the previous one keeps signing alongside for WEBHOOK_ROTATION_GRACE_SECONDS',
         params: EndpointParams,
         response: {
-          200: Type.Object({
-            id: Type.String({ description: 'the endpoint' }),
-            ...NewSecret,
-            previousSecretExpiresAt: Type.String({ format: 'date-time', description: 'until then every attempt carries a signature by each version' }),
-          }),
+          200: named(
+            'RotatedEndpointSecret',
+            Type.Object({
+              id: Type.String({ description: 'the endpoint' }),
+              ...NewSecret,
+              previousSecretExpiresAt: Type.String({ format: 'date-time', description: 'until then every attempt carries a signature by each version' }),
+            }),
+          ),
           ...problemResponses(401, 403, 404, 503),
         },
       },

@@ -1,9 +1,9 @@
-import type { Kysely } from 'kysely'
 import { ProblemError } from '../http/problem.ts'
 import type { SecretBox } from '../identity/secrets.ts'
 import { isoTime, newId } from '../ids.ts'
 import { newEndpointSecret } from './signing.ts'
 import type { DisabledReason, WebhookDb, WebhookTables } from './tables.ts'
+import { tablesOf, type Connection } from '../storage/tables.ts'
 
 export type EndpointRow = WebhookTables['webhook_endpoints']
 
@@ -43,10 +43,10 @@ export function endpointView(row: EndpointRow, parseJson: <T>(value: unknown) =>
 }
 
 /** Makes the endpoint's new current secret version; the secret is returned in clear this once and stored sealed. */
-export async function addSecretVersion(trx: Kysely<any>, secretBox: SecretBox, endpointId: string, now: number): Promise<{ secretId: string; secret: string }> {
+export async function addSecretVersion(trx: Connection, secretBox: SecretBox, endpointId: string, now: number): Promise<{ secretId: string; secret: string }> {
   const secret = newEndpointSecret()
   const secretId = newId('whs', now)
-  await (trx as Kysely<WebhookTables>)
+  await tablesOf<WebhookTables>(trx)
     .insertInto('webhook_endpoint_secrets')
     .values({ id: secretId, endpoint_id: endpointId, secret_encrypted: secretBox.seal(secret), created_at: now, expires_at: null })
     .execute()
@@ -82,8 +82,8 @@ export async function signingSecrets(db: WebhookDb, secretBox: SecretBox, endpoi
  * Stops an enabled endpoint and ends its pending deliveries as failed (recover re-sends them once it
  * is enabled again). Returns false when it was already disabled, so a cause is announced once.
  */
-export async function disableEndpoint(trx: Kysely<any>, endpointId: string, reason: DisabledReason, now: number): Promise<boolean> {
-  const db = trx as Kysely<WebhookTables>
+export async function disableEndpoint(trx: Connection, endpointId: string, reason: DisabledReason, now: number): Promise<boolean> {
+  const db = tablesOf<WebhookTables>(trx)
   const result = await db
     .updateTable('webhook_endpoints')
     .set({ enabled: 0, disabled_reason: reason, disabled_at: now, updated_at: now })

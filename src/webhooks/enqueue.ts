@@ -1,7 +1,7 @@
-import type { Kysely } from 'kysely'
 import { newId } from '../ids.ts'
 import type { Notifications } from '../notifications.ts'
 import type { DeliveryStatus, WebhookTables } from './tables.ts'
+import { tablesOf, type Connection } from '../storage/tables.ts'
 
 export interface EnqueuedDelivery {
   id: string
@@ -25,11 +25,11 @@ function subscribes(endpoint: TargetEndpoint, eventType: string, parseJson: (val
  * exactly when whatever caused them is committed. The dispatcher picks them up from the table.
  */
 export async function enqueueMessage(
-  trx: Kysely<any>,
+  trx: Connection,
   message: { projectId: string; eventType: string; payload: Record<string, unknown>; endpointIds: string[]; attempts: number },
 ): Promise<{ messageId: string; deliveries: EnqueuedDelivery[] }> {
   const now = Date.now()
-  const db = trx as Kysely<WebhookTables>
+  const db = tablesOf<WebhookTables>(trx)
   const messageId = newId('msg', now)
   await db.insertInto('webhook_messages').values({ id: messageId, project_id: message.projectId, event_type: message.eventType, payload: JSON.stringify(message.payload), created_at: now }).execute()
   const rows = message.endpointIds.map((endpointId) => ({
@@ -52,8 +52,8 @@ export async function enqueueMessage(
 }
 
 /** The enabled, live endpoints of a project that take `eventType`. */
-export async function subscribedEndpointIds(trx: Kysely<any>, projectId: string, eventType: string, parseJson: (value: unknown) => string[]): Promise<string[]> {
-  const endpoints = await (trx as Kysely<WebhookTables>)
+export async function subscribedEndpointIds(trx: Connection, projectId: string, eventType: string, parseJson: (value: unknown) => string[]): Promise<string[]> {
+  const endpoints = await tablesOf<WebhookTables>(trx)
     .selectFrom('webhook_endpoints')
     .select(['id', 'event_types'])
     .where('project_id', '=', projectId)

@@ -1,12 +1,15 @@
 import { Type } from 'typebox'
-import { sql } from 'kysely'
+import { sql, type SelectQueryBuilder } from 'kysely'
+import { named } from '../http/openapi-components.ts'
+import type { Database } from '../storage/tables.ts'
+import type { WebhookTables } from './tables.ts'
 import { IsoTime, Nullable, ProjectQuery, moduleDb, moduleReads, readRoute, requireReadableProject } from '../modules/read-route.ts'
 import { isoFromMs, withinTimeRange } from '../modules/time-window.ts'
 
 /** A reported attempt's destination: its name, else its URL. */
 const DESTINATION = sql<string>`coalesce(destination, url)`
 
-const ReportedDestination = Type.Object({
+const ReportedDestination = named('ReportedDestination', Type.Object({
   destination: Type.String({ description: 'the attempts’ `destination`, else their URL' }),
   url: Type.String({ description: 'URL of the latest attempt' }),
   attempts: Type.Integer(),
@@ -15,7 +18,7 @@ const ReportedDestination = Type.Object({
   successRate: Type.Number({ description: 'succeeded / attempts, 0–1, 4 decimal places' }),
   lastAttemptAt: IsoTime(),
   lastStatusCode: Nullable(Type.Integer()),
-})
+}))
 
 /** `webhook` events: delivery attempts that integrations report, summarised per destination. */
 export const reportedAttemptReads = moduleReads((app, ctx) => {
@@ -32,15 +35,15 @@ export const reportedAttemptReads = moduleReads((app, ctx) => {
         from: Type.Optional(IsoTime('attempts at or after')),
         to: Type.Optional(IsoTime('attempts before')),
       },
-      response: Type.Object({ data: Type.Array(ReportedDestination) }),
+      response: named('ReportedDestinations', Type.Object({ data: Type.Array(ReportedDestination) })),
     }),
     async (request) => {
       const { project_id: projectId, destination, from, to } = request.query
       await requireReadableProject(ctx, request, projectId)
-      const db = moduleDb(ctx)
-      const narrow = <Q extends Parameters<typeof withinTimeRange>[0]>(query: Q): Q => {
+      const db = moduleDb<WebhookTables>(ctx)
+      const narrow = <O>(query: SelectQueryBuilder<Database & WebhookTables, 'webhook_events', O>) => {
         const inWindow = withinTimeRange(query.where('project_id', '=', projectId), from, to)
-        return (destination === undefined ? inWindow : inWindow.where(DESTINATION, '=', destination)) as Q
+        return destination === undefined ? inWindow : inWindow.where(DESTINATION, '=', destination)
       }
       // Grouped by the indexed columns, then merged by destination: the index serves the grouping.
       const rows = await narrow(

@@ -85,6 +85,8 @@ export const DeliverySummary = named('Delivery', Type.Object({
   eventType: Type.String({ description: 'the message’s event type' }),
   status: DeliveryStatusSchema,
   attemptCount: Type.Integer({ description: 'attempts made so far' }),
+  endpointUrl: Type.String({ description: 'the endpoint’s URL now (a deleted endpoint’s last URL)' }),
+  lastStatusCode: Type.Union([Type.Integer(), Type.Null()], { description: 'the HTTP status of the latest attempt; null before the first answer or when nothing answered' }),
   nextAttemptAt: NullableTime('when the next attempt is due; null once the delivery has ended'),
   createdAt: Time(),
   updatedAt: Time(),

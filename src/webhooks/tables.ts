@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely'
 import type { Storage } from '../storage/storage.ts'
 import type { Database } from '../storage/tables.ts'
+import type { EventRow } from '../modules/module.ts'
 
 export type EndpointKind = 'generic' | 'slack' | 'discord'
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed'
@@ -11,8 +12,10 @@ export type AttemptStatus = AttemptOutcome | 'in_progress' | 'interrupted'
 /** why an endpoint stopped receiving: a 410 answer, failing for the configured span, or a person */
 export type DisabledReason = 'gone' | 'failing' | 'manual'
 
-/** Row types of the webhooks module's tables (migration webhooks/002). */
+/** Row types of the webhooks module's tables (migrations webhooks/001 and 002). */
 export interface WebhookTables {
+  /** attempts reported by other senders (the `webhook` event type) */
+  webhook_events: EventRow & { destination: string | null; url: string; status_code: number | null }
   webhook_endpoints: {
     id: string
     project_id: string

@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { Writable } from 'node:stream'
+import type { Kysely } from 'kysely'
 import { createProject, DIALECTS, event, ingest, type TestPortal } from '../support/portal.ts'
 import { createLogger, startPortal } from '../../src/portal.ts'
 import { capture, captured, groupOf, listGroups, watchAnnouncements, startErrorsPortal } from './support.ts'
@@ -99,6 +100,25 @@ for (const dialect of DIALECTS) {
       }
       assert.equal(kept.length, 100)
       assert.deepEqual(kept, Array.from({ length: 100 }, (_, i) => total - 1 - i))
+    })
+
+    test('counts captures appended are folded into the group, its days and tags by the job, with no read, and the group trimmed', async () => {
+      const project = await createProject(t)
+      const total = 120
+      const results = await Promise.all(Array.from({ length: total }, (_, i) => captured(t, project, { name: 'UnreadError', message: 'x', seq: i, release: `r${i % 3}` })))
+      const db = t.portal.ctx.storage.db as unknown as Kysely<any>
+      const group = await db.selectFrom('error_fingerprints').select('group_id').where('fingerprint', '=', results[0].fingerprint).executeTakeFirstOrThrow()
+      const pending = () => db.selectFrom('error_count_deltas').select((eb) => eb.fn.countAll<number>().as('n')).where('group_id', '=', group.group_id).executeTakeFirstOrThrow()
+      for (let polls = 0; polls < 100 && Number((await pending()).n) > 0; polls++) await new Promise((resolve) => setTimeout(resolve, 100))
+      assert.equal(Number((await pending()).n), 0, 'the fold job left deltas after 10 s')
+      const row = await db.selectFrom('error_groups').select('count').where('id', '=', group.group_id).executeTakeFirstOrThrow()
+      assert.equal(Number(row.count), total)
+      const days = await db.selectFrom('error_fingerprint_days').select((eb) => eb.fn.sum<number>('count').as('n')).where('group_id', '=', group.group_id).executeTakeFirstOrThrow()
+      assert.equal(Number(days.n), total)
+      const releases = await db.selectFrom('error_fingerprint_tags').select(['value', 'count']).where('group_id', '=', group.group_id).where('key', '=', 'release').orderBy('value').execute()
+      assert.deepEqual(releases.map((tag) => [tag.value, Number(tag.count)]), [['r0', 40], ['r1', 40], ['r2', 40]])
+      const stored = await db.selectFrom('error_occurrences').select((eb) => eb.fn.countAll<number>().as('n')).where('group_id', '=', group.group_id).executeTakeFirstOrThrow()
+      assert.equal(Number(stored.n), 100)
     })
   })
 }
