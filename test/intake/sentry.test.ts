@@ -1,5 +1,7 @@
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
 import * as Sentry from '@sentry/node'
 import { DIALECTS, createProject, readAll, startTestPortal, type TestPortal, type TestProject } from '../support/portal.ts'
 
@@ -91,6 +93,40 @@ for (const dialect of DIALECTS) {
       assert.ok(!t.logs.join('').includes(sentry.key), 'the key is never logged')
     })
 
+    test('a fingerprint set with scope.setFingerprint groups as Sentry does, {{ default }} standing for the computed one', async () => {
+      // A project of its own: the computed group of failInCheckout already holds the earlier tests' occurrences.
+      const own = await createProject(t, 'fingerprints')
+      const ownKey = await sentryKey(t, own.id)
+      Sentry.init({ dsn: ownKey.dsn, defaultIntegrations: false, release: 'fingerprints@1' })
+      const capture = (error: Error, fingerprint?: string[]) =>
+        Sentry.withScope((scope) => {
+          if (fingerprint) scope.setFingerprint(fingerprint)
+          Sentry.captureException(error)
+        })
+      // Two different throws, one fingerprint: one group.
+      capture(failInCheckout(1), ['checkout-failed'])
+      capture(new RangeError('elsewhere'), ['checkout-failed'])
+      // The same throw split by tenant, each beside the computed fingerprint; and once without any.
+      capture(failInCheckout(2), ['{{ default }}', 'tenant-a'])
+      capture(failInCheckout(3), ['{{ default }}', 'tenant-a'])
+      capture(failInCheckout(4), ['{{ default }}', 'tenant-b'])
+      capture(failInCheckout(5))
+      assert.equal(await Sentry.flush(5000), true)
+
+      const groups = await readAll(t, `/api/errors/groups?project_id=${own.id}&release=fingerprints@1`)
+      assert.equal(groups.length, 4, 'checkout-failed, tenant-a, tenant-b and the computed one')
+      const byCount = groups.map((group) => group.count).sort()
+      assert.deepEqual(byCount, [1, 1, 2, 2])
+      const fingerprinted = await Promise.all(groups.map((group) => t.request('GET', `/api/errors/groups/${group.fingerprint}`, { token: t.adminToken })))
+      const mentioning = (text: string) => fingerprinted.filter((detail) => JSON.stringify(detail.body).includes(text))
+      assert.equal(mentioning('checkout-failed').length, 1, 'the two throws with the same fingerprint share one group')
+      assert.equal(mentioning('checkout-failed')[0].body.count, 2)
+      assert.equal(mentioning('tenant-a').length, 1)
+      assert.equal(mentioning('tenant-a')[0].body.count, 2)
+      assert.equal(mentioning('tenant-b').length, 1)
+      assert.equal(mentioning('tenant-b')[0].body.count, 1)
+    })
+
     test('the store endpoint and ?sentry_key= take one JSON event; request headers are filtered', async () => {
       const event = {
         event_id: 'a'.repeat(32),
@@ -107,6 +143,43 @@ for (const dialect of DIALECTS) {
       assert.equal(occurrence.request.headers.Authorization, '[filtered]')
       assert.equal(occurrence.request.headers['User-Agent'], 'curl')
       assert.ok(!t.logs.join('').includes(sentry.key), 'a key in the query string is redacted from the request log')
+    })
+
+    test('a Python event keeps its chained traceback and source lines as printed stack text; its frames still group it', async () => {
+      const frame = (fn: string, line: number, source: string) => ({ function: fn, filename: 'orders.py', abs_path: '/srv/app/orders.py', lineno: line, context_line: `    ${source}`, in_app: true })
+      const event = {
+        event_id: 'b'.repeat(32),
+        platform: 'python',
+        exception: {
+          values: [
+            { type: 'KeyError', value: "'sku-1'", stacktrace: { frames: [frame('load', 12, 'return cache[key]')] } },
+            { type: 'LookupError', value: 'no item sku-1', stacktrace: { frames: [frame('checkout', 20, 'item = load(key)'), frame('load', 14, 'raise LookupError(key)')] } },
+          ],
+        },
+      }
+      const answer = await t.request('POST', `/api/${sentry.number}/store/?sentry_key=${sentry.key}&sentry_version=7`, { body: event })
+      assert.equal(answer.status, 200, answer.text)
+      const [group] = await readAll(t, `/api/errors/groups?project_id=${project.id}&q=no item sku-1`)
+      const [occurrence] = await readAll(t, `/api/errors/groups/${group.fingerprint}/occurrences`)
+      assert.equal(
+        occurrence.stack,
+        [
+          'Traceback (most recent call last):',
+          '  File "/srv/app/orders.py", line 12, in load',
+          '    return cache[key]',
+          "KeyError: 'sku-1'",
+          '',
+          'During handling of the above exception, another exception occurred:',
+          '',
+          'Traceback (most recent call last):',
+          '  File "/srv/app/orders.py", line 20, in checkout',
+          '    item = load(key)',
+          '  File "/srv/app/orders.py", line 14, in load',
+          '    raise LookupError(key)',
+          'LookupError: no item sku-1',
+        ].join('\n'),
+      )
+      assert.deepEqual(occurrence.frames.map((f: any) => f.function), ['load', 'checkout'], 'the thrown exception’s frames, innermost first')
     })
 
     test('an envelope’s transaction becomes trace spans and unknown item types are skipped', async () => {
@@ -164,6 +237,84 @@ for (const dialect of DIALECTS) {
       assert.equal(ingestOnly.body.code, 'scope_required')
       const notJson = await t.request('POST', `/api/${sentry.number}/store/`, { body: 'not json', headers: { ...auth, 'content-type': 'application/json' } })
       assert.equal(notJson.status, 400)
+    })
+  })
+}
+
+/**
+ * A reverse proxy on loopback that serves the portal under `/portal` (the prefix stripped), as nginx's
+ * `location /portal/ { proxy_pass http://portal/; }` does, with the X-Forwarded headers it would add.
+ */
+async function prefixProxyOn(target: string, port: number): Promise<{ close(): void }> {
+  const upstream = new URL(target)
+  const proxy = http.createServer((request, response) => {
+    const path = (request.url ?? '/').replace(/^\/portal/, '') || '/'
+    const forwarded = http.request(
+      { host: upstream.hostname, port: upstream.port, method: request.method, path, headers: { ...request.headers, host: upstream.host, 'x-forwarded-host': request.headers.host, 'x-forwarded-proto': 'http' } },
+      (answer) => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers)
+        answer.pipe(response)
+      },
+    )
+    forwarded.on('error', () => response.writeHead(502).end())
+    request.pipe(forwarded)
+  })
+  await new Promise<void>((resolve) => proxy.listen(port, '127.0.0.1', resolve))
+  return { close: () => proxy.close() }
+}
+
+const keyBody = { name: 'behind a proxy', scopes: ['sentry', 'otlp'] }
+
+for (const dialect of DIALECTS) {
+  describe(`the DSN and OTLP endpoint behind a reverse proxy (${dialect})`, () => {
+    test('without PUBLIC_URL or TRUST_PROXY, X-Forwarded headers are ignored: the DSN names the host the request came to', async () => {
+      const t = await startTestPortal(dialect)
+      try {
+        const project = await createProject(t)
+        const created = await t.request('POST', `/api/projects/${project.id}/keys`, { token: t.adminToken, body: keyBody, headers: { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'evil.example' } })
+        const host = new URL(t.url).host
+        assert.match(created.body.sentryDsn, new RegExp(`^http://pk_\\w+@${host}/\\d+$`))
+        assert.equal(created.body.otlpEndpoint, `http://${host}/api/otlp`)
+      } finally {
+        await t.close()
+      }
+    })
+
+    test('with TRUST_PROXY naming the proxy, its X-Forwarded-Proto and -Host make the DSN and endpoint', async () => {
+      const t = await startTestPortal(dialect, { TRUST_PROXY: '127.0.0.1' })
+      try {
+        const project = await createProject(t)
+        const created = await t.request('POST', `/api/projects/${project.id}/keys`, { token: t.adminToken, body: keyBody, headers: { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'observe.example.com' } })
+        assert.match(created.body.sentryDsn, /^https:\/\/pk_\w+@observe\.example\.com\/\d+$/)
+        assert.equal(created.body.otlpEndpoint, 'https://observe.example.com/api/otlp')
+      } finally {
+        await t.close()
+      }
+    })
+
+    test('with PUBLIC_URL under a path prefix, @sentry/node given the DSN reports through the proxy', async () => {
+      // The proxy's address is known only once it listens, and the portal's only once it starts: PUBLIC_URL names a port reserved first.
+      const reserved = http.createServer()
+      await new Promise<void>((resolve) => reserved.listen(0, '127.0.0.1', resolve))
+      const proxyPort = (reserved.address() as AddressInfo).port
+      await new Promise<void>((resolve) => reserved.close(() => resolve()))
+      const t = await startTestPortal(dialect, { PUBLIC_URL: `http://127.0.0.1:${proxyPort}/portal/` })
+      const proxy = await prefixProxyOn(t.url, proxyPort)
+      try {
+        const project = await createProject(t)
+        const created = await t.request('POST', `/api/projects/${project.id}/keys`, { token: t.adminToken, body: keyBody })
+        assert.match(created.body.sentryDsn, new RegExp(`^http://pk_\\w+@127\\.0\\.0\\.1:${proxyPort}/portal/\\d+$`))
+        assert.equal(created.body.otlpEndpoint, `http://127.0.0.1:${proxyPort}/portal/api/otlp`)
+        Sentry.init({ dsn: created.body.sentryDsn, defaultIntegrations: false, release: 'proxied@1' })
+        Sentry.captureException(failInCheckout(7))
+        assert.equal(await Sentry.flush(5000), true)
+        const groups = await readAll(t, `/api/errors/groups?project_id=${project.id}&release=proxied@1`)
+        assert.equal(groups.length, 1, 'the exception came through the proxy')
+      } finally {
+        await Sentry.close(2000)
+        proxy.close()
+        await t.close()
+      }
     })
   })
 }

@@ -26,8 +26,14 @@ interface Signal {
   /** the partialSuccess field counting rejected items, and what an item is called */
   rejectedField: 'rejectedSpans' | 'rejectedLogRecords' | 'rejectedDataPoints'
   item: string
+  /** a real OTLP/JSON request of this signal, for the document's example */
+  example: object
   translate(message: any, receivedAt: number): Translation
 }
+
+const EXAMPLE_RESOURCE = { attributes: [{ key: 'service.name', value: { stringValue: 'checkout' } }] }
+const EXAMPLE_TRACE = { traceId: '5b8efff798038103d269b633813fc60c', spanId: 'eee19b7ec3c1b174' }
+const EXAMPLE_START_NANOS = '1732390000000000000'
 
 const SIGNALS: Signal[] = [
   {
@@ -38,6 +44,29 @@ const SIGNALS: Signal[] = [
     messageName: 'ExportTraceServiceRequest',
     rejectedField: 'rejectedSpans',
     item: 'span',
+    example: {
+      resourceSpans: [
+        {
+          resource: EXAMPLE_RESOURCE,
+          scopeSpans: [
+            {
+              scope: { name: 'checkout-http' },
+              spans: [
+                {
+                  ...EXAMPLE_TRACE,
+                  name: 'GET /cart',
+                  kind: 2,
+                  startTimeUnixNano: EXAMPLE_START_NANOS,
+                  endTimeUnixNano: '1732390000120000000',
+                  attributes: [{ key: 'http.response.status_code', value: { intValue: '200' } }],
+                  status: {},
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    },
     translate: translateTraces,
   },
   {
@@ -48,6 +77,19 @@ const SIGNALS: Signal[] = [
     messageName: 'ExportLogsServiceRequest',
     rejectedField: 'rejectedLogRecords',
     item: 'log record',
+    example: {
+      resourceLogs: [
+        {
+          resource: EXAMPLE_RESOURCE,
+          scopeLogs: [
+            {
+              scope: { name: 'checkout' },
+              logRecords: [{ ...EXAMPLE_TRACE, timeUnixNano: EXAMPLE_START_NANOS, severityNumber: 9, severityText: 'INFO', body: { stringValue: 'cart checked out' } }],
+            },
+          ],
+        },
+      ],
+    },
     translate: translateLogs,
   },
   {
@@ -58,6 +100,19 @@ const SIGNALS: Signal[] = [
     messageName: 'ExportMetricsServiceRequest',
     rejectedField: 'rejectedDataPoints',
     item: 'data point',
+    example: {
+      resourceMetrics: [
+        {
+          resource: EXAMPLE_RESOURCE,
+          scopeMetrics: [
+            {
+              scope: { name: 'checkout' },
+              metrics: [{ name: 'http.server.request.duration', unit: 'ms', gauge: { dataPoints: [{ timeUnixNano: EXAMPLE_START_NANOS, asDouble: 120.5 }] } }],
+            },
+          ],
+        },
+      ],
+    },
     translate: translateMetrics,
   },
 ]
@@ -112,7 +167,7 @@ export const otlpRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext; pipelin
           security: [{ apiKey: [] }],
           // Documentation only: any media type is read as bytes (see the parser above) and decoded by its Content-Type.
           consumes: ['application/x-protobuf', 'application/json'],
-          body: Type.String({ description: `a ${signal.messageName}, protobuf or OTLP/JSON` }),
+          body: Type.String({ description: `a ${signal.messageName}, protobuf or OTLP/JSON (the example is the OTLP/JSON form)`, examples: [JSON.stringify(signal.example)] }),
           response: {
             200: {
               description: `Stored; refused ${signal.item}s are counted in partialSuccess.`,

@@ -10,6 +10,9 @@ export interface PortalEvent {
 
 type Json = Record<string, unknown>
 
+/** The longest `stack` an error event takes (the payload's limit): a longer printed chain keeps its end, where the thrown exception is. */
+const MAX_STACK = 262_144
+
 const LOG_LEVELS: Record<string, string> = { debug: 'debug', info: 'info', log: 'info', warning: 'warn', error: 'error', fatal: 'fatal' }
 
 /**
@@ -90,6 +93,8 @@ function errorData(event: Json, exceptions: Json[]): Json {
     if (typeof event[key] === 'string' && event[key] !== '') data[field] = event[key]
   }
   if (isPlainObject(event.request)) data.request = withoutSecretHeaders(event.request)
+  const fingerprint = fingerprintOf(event.fingerprint)
+  if (fingerprint) data.fingerprint = fingerprint
   if (isPlainObject(event.tags)) data.tags = event.tags
   if (isPlainObject(event.contexts)) data.contexts = event.contexts
   if (isPlainObject(event.user)) data.user = event.user
@@ -98,7 +103,70 @@ function errorData(event: Json, exceptions: Json[]): Json {
   if (trace.traceId) data.traceId = trace.traceId
   if (trace.spanId) data.spanId = trace.spanId
   if (exceptions.length > 1) data.chained = exceptions.slice(0, -1).map((exception) => ({ type: exception.type, value: exception.value }))
+  // The frames group it; the text keeps what they do not: every exception of the chain and its source lines, as the runtime prints them.
+  const printed = printedStack(exceptions, event.platform)
+  if (printed) data.stack = printed.length > MAX_STACK ? printed.slice(printed.length - MAX_STACK) : printed
   return data
+}
+
+/**
+ * The chain of exceptions (oldest first, as Sentry lists them) printed as its runtime would: a Python
+ * traceback with each frame's source line and "During handling…" between exceptions, else V8's
+ * `Type: message` and `at` lines, innermost first. Undefined when no exception has frames.
+ */
+export function printedStack(exceptions: Json[], platform: unknown): string | undefined {
+  const framesOfException = (exception: Json) => {
+    const stacktrace = isPlainObject(exception.stacktrace) ? exception.stacktrace : undefined
+    return Array.isArray(stacktrace?.frames) ? stacktrace.frames.filter(isPlainObject).slice(-1000) : []
+  }
+  // Only when the thrown exception has frames: they, not this text, then group it, as before.
+  if (exceptions.length === 0 || framesOfException(exceptions[exceptions.length - 1]).length === 0) return undefined
+  const heading = (exception: Json) => `${text(exception.type, 512) ?? 'Error'}: ${text(exception.value, 16_384) ?? ''}`
+  if (platform === 'python') {
+    return exceptions
+      .map((exception) =>
+        [
+          'Traceback (most recent call last):',
+          ...framesOfException(exception).flatMap((frame) => {
+            const line = `  File "${text(frame.abs_path ?? frame.filename, 4096) ?? '?'}", line ${count(frame.lineno) ?? '?'}, in ${text(frame.function, 1024) ?? '?'}`
+            const source = text(frame.context_line, 1024)?.trim()
+            return source ? [line, `    ${source}`] : [line]
+          }),
+          heading(exception),
+        ].join('\n'),
+      )
+      .join('\n\nDuring handling of the above exception, another exception occurred:\n\n')
+  }
+  return [...exceptions]
+    .reverse()
+    .map((exception, index) =>
+      [
+        `${index > 0 ? 'Caused by: ' : ''}${heading(exception)}`,
+        ...framesOfException(exception)
+          .reverse()
+          .map((frame) => {
+            const place = [text(frame.abs_path ?? frame.filename, 4096) ?? '?', count(frame.lineno), count(frame.colno)].filter((part) => part !== undefined).join(':')
+            const fn = text(frame.function, 1024)
+            return fn ? `    at ${fn} (${place})` : `    at ${place}`
+          }),
+      ].join('\n'),
+    )
+    .join('\n')
+}
+
+/**
+ * Sentry's `fingerprint` (`scope.setFingerprint`), with `{{ default }}` meaning the computed one as in
+ * Sentry. Sentry stringifies numbers and drops empty parts; parts past the error payload's bounds are
+ * cut rather than refusing the event.
+ */
+function fingerprintOf(value: unknown): string[] | undefined {
+  if (!Array.isArray(value)) return undefined
+  const parts = value
+    .filter((part) => typeof part === 'string' || typeof part === 'number')
+    .map((part) => String(part).slice(0, 512))
+    .filter((part) => part !== '')
+    .slice(0, 32)
+  return parts.length > 0 ? parts : undefined
 }
 
 /** Sentry frames (outermost first) as the portal's structured frames (innermost first). */

@@ -49,6 +49,23 @@ const Envelope = Type.String({
 /** One event as the older store endpoint takes it; any field Sentry defines is read, none is required. */
 const SentryEvent = Type.Object({}, { additionalProperties: true, description: 'A Sentry event (exception or message) as JSON.', examples: [EVENT_EXAMPLE] })
 
+/**
+ * CORS as Sentry's own ingest (Relay) answers it, so that browser SDKs on any origin can post and read
+ * the answer, its rate limits among it: any origin (the DSN's key is public by design, and no cookie is
+ * taken), the headers SDKs send, and the ones they read exposed.
+ */
+const CORS_HEADERS = {
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': 'x-sentry-error, x-sentry-rate-limits, retry-after',
+}
+const PREFLIGHT_HEADERS = {
+  ...CORS_HEADERS,
+  'access-control-allow-methods': 'GET, POST',
+  'access-control-allow-headers':
+    'x-sentry-auth, x-requested-with, x-forwarded-for, origin, referer, accept, content-type, authentication, authorization, content-encoding, transfer-encoding',
+  'access-control-max-age': '3600',
+}
+
 /** What one request brought: the events for the pipeline, and what was skipped on the way. */
 interface SentryIntake {
   eventId: string | null
@@ -89,7 +106,14 @@ export const sentryRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext; pipel
     },
   ]
 
+  // Every answer of these routes, problems included: a browser hides from the SDK an answer without them.
+  app.addHook('onSend', async (_request, reply) => {
+    reply.headers(CORS_HEADERS)
+  })
+
   for (const route of routes) {
+    // The preflight a browser sends before a POST with a non-simple content type or an X-Sentry-Auth header.
+    app.options(route.path, { config: { access: 'public' }, schema: { hide: true } }, async (_request, reply) => reply.code(200).headers(PREFLIGHT_HEADERS).send())
     app.post(
       route.path,
       {
