@@ -12,6 +12,8 @@ export interface Config {
   /** PostgreSQL: how long one query may go unanswered before it fails (a 503), so that a partition never hangs a request */
   databaseQueryTimeoutMs: number
   sqliteSynchronous: 'full' | 'normal'
+  /** SQLite only: `duckdb` keeps the log events in events.duckdb, fed through a SQLite outbox (docs/event-store.md) */
+  eventStore: 'sqlite' | 'duckdb'
   dataDir: string
   secretKey: string | undefined
   bootstrapToken: string | undefined
@@ -23,6 +25,10 @@ export interface Config {
   /** OIDC bearers, accepted beside access tokens when `jwksUrl` is set */
   oidc: { jwksUrl: string; issuer: string | undefined; audience: string | undefined; orgClaim: string; roleClaim: string } | undefined
   logLevel: string
+  /** the base URL clients reach the portal at (PUBLIC_URL), for the DSN and OTLP endpoint it shows; else taken from the request */
+  publicUrl: string | undefined
+  /** which proxies' X-Forwarded-Proto/-Host/-For are believed (TRUST_PROXY): Fastify's trustProxy; false: none */
+  trustProxy: boolean | number | string[]
   /** limits on client connections, so that no client can hold the process's descriptors or connections for ever */
   http: {
     /** open connections at most; `undefined`: derived from the process's descriptor limit at start */
@@ -33,6 +39,8 @@ export interface Config {
     requestTimeoutMs: number
     /** an idle connection between two requests */
     keepAliveTimeoutMs: number
+    /** requests of one connection handled at once; reading it stops meanwhile */
+    maxPipelinedRequests: number
   }
   ingest: {
     eventsPerSecond: number
@@ -82,6 +90,7 @@ export function loadConfig(env: Env = process.env): Config {
     databasePoolWaitMs: integer(env, 'DATABASE_POOL_WAIT_MS', 5_000, 10, 600_000),
     databaseQueryTimeoutMs: integer(env, 'DATABASE_QUERY_TIMEOUT_MS', 15_000, 100, 3_600_000),
     sqliteSynchronous: oneOf(env, 'SQLITE_SYNCHRONOUS', 'full', ['full', 'normal']) as 'full' | 'normal',
+    eventStore: oneOf(env, 'EVENT_STORE', 'sqlite', ['sqlite', 'duckdb']) as 'sqlite' | 'duckdb',
     dataDir,
     secretKey: optional(env, 'PORTAL_SECRET_KEY'),
     bootstrapToken: bootstrapToken(env),
@@ -90,6 +99,8 @@ export function loadConfig(env: Env = process.env): Config {
     metricsToken: metricsToken(env),
     oidc: oidc(env),
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', LOG_LEVELS),
+    publicUrl: publicUrl(env),
+    trustProxy: trustProxy(env),
     http: httpLimits(env),
     ingest: {
       eventsPerSecond: integer(env, 'INGEST_RATE_LIMIT_EVENTS_PER_SECOND', 1000, 1, 1e9),
@@ -200,6 +211,35 @@ function bootstrapToken(env: Env): string | undefined {
   return raw
 }
 
+/** PUBLIC_URL: an http(s) URL without query or fragment; a path is kept (a proxy serving the portal under a prefix), its trailing slash dropped. */
+function publicUrl(env: Env): string | undefined {
+  const raw = optional(env, 'PUBLIC_URL')
+  if (raw === undefined) return undefined
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    throw new ConfigError(`PUBLIC_URL must be an http(s) URL such as https://observe.example.com, got "${raw}"`)
+  }
+  if (!/^https?:$/.test(url.protocol) || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+    throw new ConfigError(`PUBLIC_URL must be an http(s) URL without credentials, query or fragment, got "${raw}"`)
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`
+}
+
+/** TRUST_PROXY: `true` (every hop), a number of hops, or the proxies' addresses and CIDR ranges, comma-separated; default none. */
+function trustProxy(env: Env): boolean | number | string[] {
+  const raw = optional(env, 'TRUST_PROXY')?.trim()
+  if (raw === undefined || /^(false|no|0)$/i.test(raw)) return false
+  if (/^(true|yes)$/i.test(raw)) return true
+  if (/^\d+$/.test(raw)) return Number(raw)
+  const addresses = raw.split(',').map((part) => part.trim()).filter((part) => part !== '')
+  if (addresses.some((address) => !/^[0-9a-fA-F.:]+(\/\d{1,3})?$/.test(address) && !['loopback', 'linklocal', 'uniquelocal'].includes(address))) {
+    throw new ConfigError(`TRUST_PROXY must be true, a number of hops, or proxy addresses or CIDR ranges separated by commas, got "${raw}"`)
+  }
+  return addresses
+}
+
 function httpLimits(env: Env): Config['http'] {
   const headersTimeoutMs = integer(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 3_600_000)
   const requestTimeoutMs = integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 60_000, 100, 3_600_000)
@@ -212,6 +252,7 @@ function httpLimits(env: Env): Config['http'] {
     headersTimeoutMs,
     requestTimeoutMs,
     keepAliveTimeoutMs: integer(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 3_600_000),
+    maxPipelinedRequests: integer(env, 'HTTP_MAX_PIPELINED_REQUESTS', 8, 1, 1024),
   }
 }
 

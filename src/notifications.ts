@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely'
+import type { Connection } from './storage/tables.ts'
 
 /** Events the portal itself announces to webhook endpoints subscribed to them (DESIGN: Webhooks). */
 export type NotificationType = 'error.group.created' | 'error.group.regressed' | 'deploy.failed' | 'endpoint.disabled'
@@ -8,5 +8,5 @@ export type NotificationType = 'error.group.created' | 'error.group.regressed' |
  * is durable exactly when the cause is. The webhooks module provides it (src/webhooks/enqueue.ts).
  */
 export interface Notifications {
-  publish(trx: Kysely<any>, projectId: string, type: NotificationType, data: Record<string, unknown>): Promise<void>
+  publish(trx: Connection, projectId: string, type: NotificationType, data: Record<string, unknown>): Promise<void>
 }

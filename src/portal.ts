@@ -79,6 +79,8 @@ export async function openMigratedStorage(config: Config): Promise<Storage> {
     poolWaitMs: config.databasePoolWaitMs,
     queryTimeoutMs: config.databaseQueryTimeoutMs,
     sqliteSynchronous: config.sqliteSynchronous,
+    eventStore: config.eventStore,
+    columnarTables: modules.filter((module) => module.columnar).map((module) => module.table),
   })
   await migrate(storage, [...allMigrations, ...storage.layoutMigrations])
   return storage
@@ -95,8 +97,13 @@ export interface RunningPortal {
   close(): Promise<void>
 }
 
+export interface StartOptions {
+  /** called with the built app before it listens: the tests add their response checks here */
+  beforeListen?: (app: PortalServer) => void
+}
+
 /** Opens storage, migrates, bootstraps identity and listens: what `portal serve` and the tests run. */
-export async function startPortal(config: Config, log: Logger = createLogger(config)): Promise<RunningPortal> {
+export async function startPortal(config: Config, log: Logger = createLogger(config), options: StartOptions = {}): Promise<RunningPortal> {
   const storage = await openMigratedStorage(config)
   const firstAdminToken = await bootstrapAdmin(storage.db, config.bootstrapToken)
   const rateLimiter = config.redisUrl
@@ -115,6 +122,7 @@ export async function startPortal(config: Config, log: Logger = createLogger(con
     oidc: config.oidc && createOidcVerifier(config.oidc, storage.db),
   }
   const app = await buildServer(ctx)
+  options.beforeListen?.(app)
   const stops = await Promise.all(modules.map((module) => module.start?.(ctx)))
   const address = await app.listen({ port: config.port, host: config.host })
 

@@ -19,7 +19,7 @@ describe('configuration', () => {
     assert.deepEqual(config.ingest, { eventsPerSecond: 1000, batchesPerSecond: 100, maxBatchBytes: 5 * 1024 * 1024 })
     assert.deepEqual(config.webhooks.retrySchedule, [5, 300, 1800, 7200, 18000, 36000, 36000])
     assert.equal(config.webhooks.timeoutMs, 10_000)
-    assert.deepEqual(config.http, { maxConnections: undefined, headersTimeoutMs: 10_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 72_000 })
+    assert.deepEqual(config.http, { maxConnections: undefined, headersTimeoutMs: 10_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 72_000, maxPipelinedRequests: 8 })
   })
 
   test('retention: RETENTION_DAYS for every type, audit a year, RETENTION_DAYS_<TYPE> named by the registry', async () => {
@@ -48,6 +48,9 @@ describe('configuration', () => {
     ['HTTP_HEADERS_TIMEOUT_MS', 'soon'],
     ['HTTP_REQUEST_TIMEOUT_MS', '5000'],
     ['HTTP_KEEP_ALIVE_TIMEOUT_MS', '1.5'],
+    ['HTTP_MAX_PIPELINED_REQUESTS', '0'],
+    ['PUBLIC_URL', 'ftp://observe.example.com'],
+    ['TRUST_PROXY', 'every proxy'],
     ['RETENTION_DAYS', '0'],
     ['RETENTION_DAYS_LOG', 'a week'],
     ['RETENTION_DAYS_LOGS', '7'],

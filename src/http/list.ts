@@ -38,14 +38,14 @@ export interface Page<T> {
  * Narrows a newest-first query on (`timeColumn`, `idColumn`) to the rows after `cursor`, and
  * fetches one row more than the page so the last page is known without a count.
  */
-export function pageAfter<Q extends SelectQueryBuilder<any, any, any>>(query: Q, cursor: string | undefined, limit: number, timeColumn: string, idColumn: string): Q {
+export function pageAfter<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>, cursor: string | undefined, limit: number, timeColumn: string, idColumn: string): SelectQueryBuilder<DB, TB, O> {
   let narrowed = query
   if (cursor !== undefined) {
     const position = decodeCursor(cursor, ['number', 'string'])
     if (!position) throw new ProblemError(400, 'invalid_cursor', 'query.cursor: is not a cursor this portal returned')
-    narrowed = narrowed.where(sql<boolean>`(${sql.ref(timeColumn)}, ${sql.ref(idColumn)}) < (${position[0]}, ${position[1]})`) as Q
+    narrowed = narrowed.where(sql<boolean>`(${sql.ref(timeColumn)}, ${sql.ref(idColumn)}) < (${position[0]}, ${position[1]})`)
   }
-  return narrowed.orderBy(timeColumn, 'desc').orderBy(idColumn, 'desc').limit(limit + 1) as Q
+  return narrowed.orderBy(sql.ref(timeColumn), 'desc').orderBy(sql.ref(idColumn), 'desc').limit(limit + 1)
 }
 
 /** The page of `rows` fetched by `pageAfter`, with the cursor of its last row. */

@@ -5,12 +5,12 @@ import { formReason } from '../modules/fields.ts'
 import type { EventModule } from '../modules/module.ts'
 import { eventTypes, moduleByType } from '../modules/registry.ts'
 
-export type EventCheck = { module: EventModule<any>; ts: number; data: Record<string, unknown>; dataJson: string } | { reason: string }
+export type EventCheck = { module: EventModule; ts: number; data: Record<string, unknown>; dataJson: string } | { reason: string }
 
 const validators = new Map([...moduleByType].map(([type, module]) => [type, Compile(module.payload)]))
 
 /** The module's compiled payload check; compiled on first use for a module registered after this file loaded. */
-function validatorOf(module: EventModule<any>) {
+function validatorOf(module: EventModule) {
   let validator = validators.get(module.type)
   if (!validator) validators.set(module.type, (validator = Compile(module.payload)))
   return validator

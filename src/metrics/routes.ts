@@ -35,7 +35,10 @@ const metricsRoute: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = async (a
           'Counters and histograms are this process’s; `portal_webhook_queue_depth` is read from the shared database. See docs/operations-guide.md.',
         security: [{ metricsToken: [] }],
         response: {
-          200: Type.String({ description: 'text/plain; version=0.0.4 exposition' }),
+          200: {
+            description: 'The Prometheus text exposition format, version 0.0.4.',
+            content: { 'text/plain': { schema: Type.String({ description: 'text/plain; version=0.0.4 exposition', examples: ['# HELP portal_ingest_events_total Events committed by ingest.\n# TYPE portal_ingest_events_total counter\nportal_ingest_events_total{type="log"} 3\n'] }) } },
+          },
           ...problemResponses(401, 404),
         },
       },

@@ -1,6 +1,6 @@
 import { Type, type TProperties } from 'typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { sql, type Kysely } from 'kysely'
+import { sql } from 'kysely'
 import type { PortalContext } from '../context.ts'
 import { accessPrincipal } from '../http/auth.ts'
 import { List, PageQuery, TimeRangeQuery, pageAfter, queryTime, toPage, DEFAULT_LIMIT } from '../http/list.ts'
@@ -8,7 +8,7 @@ import { problemResponses } from '../http/problem.ts'
 import { encodeCursor, isoTime } from '../ids.ts'
 import { findProject } from '../projects/store.ts'
 import { readProjectRetentions, retentionDays } from '../retention/policy.ts'
-import type { EventModule } from './module.ts'
+import type { EventModule, EventTablesByName, FilterValue, TablesByName } from './module.ts'
 import { named, pascalCase } from '../http/openapi-components.ts'
 
 const moduleStatusFields = {
@@ -33,6 +33,9 @@ const moduleStatusFields = {
  * way log tools search a long range in slices rather than holding a request for a full scan.
  */
 export const SCAN_WINDOW = 20_000
+
+/** The `events` read's query once its schema has checked it: the common parameters, and the module's filters by name. */
+type EventsQuery = { project_id: string; limit?: number; cursor?: string; from?: string; to?: string; [filter: string]: FilterValue | undefined }
 
 /** The two reads every module serves (DESIGN: Module reads): its status and its newest-first events. */
 export function eventReads(module: EventModule): FastifyPluginAsyncTypebox<{ ctx: PortalContext }> {
@@ -64,14 +67,17 @@ export function eventReads(module: EventModule): FastifyPluginAsyncTypebox<{ ctx
   const ModuleStatus = named(`${pascalCase(module.name)}ModuleStatus`, Type.Object({ ...moduleStatusFields, ...module.status?.schema }))
 
   return async (app, { ctx }) => {
-    const db = ctx.storage.db as unknown as Kysely<any>
+    // The module's events, from its event store; the summaries are state, in `ctx.storage.db`.
+    const store = ctx.storage.eventsOf(module.table)
+    const db = store.db.withTables<EventTablesByName>()
+    const stateDb = ctx.storage.db.withTables<TablesByName>()
 
     async function summaryCounts(projectId: string) {
       const summaries = Object.entries(module.summaries ?? {})
       if (summaries.length === 0) return {}
       const counts = await Promise.all(
         summaries.map(async ([name, summary]) => {
-          const row = await db.selectFrom(summary.table).select((eb) => eb.fn.countAll().as('rows')).where('project_id', '=', projectId).executeTakeFirstOrThrow()
+          const row = await stateDb.selectFrom(summary.table).select((eb) => eb.fn.countAll().as('rows')).where('project_id', '=', projectId).executeTakeFirstOrThrow()
           return [name, Number(row.rows)] as const
         }),
       )
@@ -163,7 +169,7 @@ export function eventReads(module: EventModule): FastifyPluginAsyncTypebox<{ ctx
         },
       },
       async (request) => {
-        const { project_id: projectId, limit = DEFAULT_LIMIT, cursor, from, to, ...filters } = request.query as Record<string, any>
+        const { project_id: projectId, limit = DEFAULT_LIMIT, cursor, from, to, ...filters } = request.query as EventsQuery
         await findProject(ctx.storage.db, accessPrincipal(request).orgId, projectId)
         let events = db.selectFrom(module.table).where('project_id', '=', projectId)
         const fromMs = queryTime(from)
@@ -176,13 +182,13 @@ export function eventReads(module: EventModule): FastifyPluginAsyncTypebox<{ ctx
           if (value === undefined) continue
           const filter = module.filters[name]
           if (filter) {
-            query = filter.apply(query, value, ctx.storage)
+            query = filter.apply(query, value, store)
             scans ||= filter.scans === true
             continue
           }
           for (const pattern of patternFilters) {
             const match = pattern.regex.exec(name)
-            if (match) query = pattern.apply(query, match[1], value, ctx.storage)
+            if (match) query = pattern.apply(query, match[1], value, store)
             scans ||= match !== null
           }
         }
@@ -196,7 +202,7 @@ export function eventReads(module: EventModule): FastifyPluginAsyncTypebox<{ ctx
           type: module.type,
           ts: new Date(Number(row.ts)).toISOString(),
           receivedAt: new Date(Number(row.received_at)).toISOString(),
-          data: ctx.storage.parseJson<Record<string, unknown>>(row.data),
+          data: store.parseJson<Record<string, unknown>>(row.data),
         }))
         // A page that ran out of window before it filled: the next one searches on from the window's end.
         return windowEnd && rows.length <= limit ? { ...page, nextCursor: encodeCursor([Number(windowEnd.ts), windowEnd.id]) } : page

@@ -1,9 +1,10 @@
 import { Type, type Static, type TObject, type TProperties, type TSchema } from 'typebox'
 import type { PortalContext } from '../context.ts'
 import { DEFAULT_LIMIT, List, PageQuery, pageAfter, toPage, type Page } from '../http/list.ts'
+import { named, nameOf } from '../http/openapi-components.ts'
 import { ProblemError } from '../http/problem.ts'
 import { latestPerGroup, summaryOf, type GroupQuery, type GroupState } from './latest-per-group.ts'
-import type { EventModule } from './module.ts'
+import type { EventModule, EventTablesByName } from './module.ts'
 import { ProjectQuery, moduleDb, readRoute, requireReadableProject, type ReadsApp } from './read-route.ts'
 
 export interface HistoryEvent {
@@ -31,7 +32,7 @@ type GroupSelection = Pick<GroupQuery, 'groups' | 'latest' | 'narrow'>
 export function groupListRoute<Item extends TObject, Filters extends TProperties = {}>(
   app: ReadsApp,
   ctx: PortalContext,
-  module: EventModule<any>,
+  module: EventModule,
   spec: GroupReads<Item> & { operationId: string; summary: string; description: string; filters?: Filters; select?: (query: Static<TObject<Filters>>) => GroupSelection },
 ): void {
   const summary = summaryOf(module, spec.groupSummary)
@@ -65,14 +66,16 @@ export function groupListRoute<Item extends TObject, Filters extends TProperties
 export function groupDetailRoute<Item extends TObject, Event extends TObject>(
   app: ReadsApp,
   ctx: PortalContext,
-  module: EventModule<any>,
+  module: EventModule,
   spec: GroupReads<Item> & { operationId: string; param: string; what: string; summary: string; description: string; event: Event; eventOf(event: HistoryEvent): Static<Event> },
 ): void {
   const summary = summaryOf(module, spec.groupSummary)
   const [column, ...more] = summary.columns
   if (more.length > 0) throw new Error(`module ${module.name}: one ${spec.param} cannot name a group of summary ${spec.groupSummary}, which has ${summary.columns.length} columns`)
   // widened as the list's response is
-  const response: TSchema = Type.Object({ ...spec.item.properties, history: List(spec.event) })
+  const detail = Type.Object({ ...spec.item.properties, history: List(spec.event) })
+  const itemName = nameOf(spec.item)
+  const response: TSchema = itemName === undefined ? detail : named(`${itemName}Detail`, detail)
   app.get(
     `${spec.path}/:${spec.param}`,
     readRoute({
@@ -103,7 +106,7 @@ async function groupHistory<T>(
   eventOf: (event: HistoryEvent) => T,
 ): Promise<Page<T>> {
   const limit = spec.limit ?? DEFAULT_LIMIT
-  const query = moduleDb(ctx).selectFrom(spec.table).select(['id', 'ts', 'data']).where('project_id', '=', spec.projectId).where(spec.column, '=', spec.value)
+  const query = moduleDb<EventTablesByName>(ctx).selectFrom(spec.table).select(['id', 'ts', 'data']).where('project_id', '=', spec.projectId).where(spec.column, '=', spec.value)
   const rows = await pageAfter(query, spec.cursor, limit, 'ts', 'id').execute()
   return toPage(rows, limit, (row) => [Number(row.ts), row.id], (row) => eventOf({ id: row.id, ts: Number(row.ts), data: ctx.storage.parseJson<Record<string, unknown>>(row.data) }))
 }

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely'
 import { MAX_VALUES_PER_STATEMENT } from '../storage/storage.ts'
-import type { EventModule, GroupSummary } from './module.ts'
+import type { Database } from '../storage/tables.ts'
+import type { EventModule, EventTableRow, GroupSummary, TablesByName } from './module.ts'
 
 interface SummaryRow {
   project_id: string
@@ -21,7 +22,7 @@ export function groupKeyOf(columns: string[], row: Record<string, unknown>): str
  * Folds inserted event rows into the module's group summaries, in the same transaction. Events may
  * arrive out of time order: the latest event is the greatest (ts, id), whenever it was written.
  */
-export async function updateGroupSummaries(trx: Kysely<any>, module: EventModule<any>, rows: Record<string, any>[]): Promise<void> {
+export async function updateGroupSummaries(trx: Kysely<Database>, module: EventModule, rows: EventTableRow[]): Promise<void> {
   for (const summary of Object.values(module.summaries ?? {})) {
     const groups = new Map<string, SummaryRow>()
     for (const row of rows) {
@@ -48,9 +49,10 @@ export async function updateGroupSummaries(trx: Kysely<any>, module: EventModule
   }
 }
 
-async function upsert(trx: Kysely<any>, summary: GroupSummary, rows: SummaryRow[]): Promise<void> {
+async function upsert(trx: Kysely<Database>, summary: GroupSummary, rows: SummaryRow[]): Promise<void> {
   const current = (column: string) => sql.ref(`${summary.table}.${column}`)
   await trx
+    .withTables<TablesByName>()
     .insertInto(summary.table)
     .values(rows)
     .onConflict((conflict) =>

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely'
+import type { MigrationDb } from '../storage/migrations.ts'
 import type { ColumnTypes } from '../storage/storage.ts'
 
 /**
@@ -7,7 +7,7 @@ import type { ColumnTypes } from '../storage/storage.ts'
  * event count, first and latest time, and latest event; events whose first group column is null form no
  * group. Frozen: later changes are new migrations.
  */
-export async function createGroupSummaryTableV1(db: Kysely<any>, t: ColumnTypes, table: string, eventTable: string, columns: string[]): Promise<void> {
+export async function createGroupSummaryTableV1(db: MigrationDb, t: ColumnTypes, table: string, eventTable: string, columns: string[]): Promise<void> {
   let builder = db.schema
     .createTable(table)
     .ifNotExists()

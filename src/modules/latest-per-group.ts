@@ -4,12 +4,12 @@ import { DEFAULT_LIMIT, type Page } from '../http/list.ts'
 import { ProblemError } from '../http/problem.ts'
 import { decodeCursor, encodeCursor } from '../ids.ts'
 import { groupKeyOf } from './group-summaries.ts'
-import type { EventModule, GroupSummary } from './module.ts'
+import type { EventModule, GroupSummary, TablesByName } from './module.ts'
 import { moduleDb } from './read-route.ts'
 import { withinTimeRange } from './time-window.ts'
 
 /** A group summary the module declares; its reads are written against it. */
-export function summaryOf(module: EventModule<any>, name: string): GroupSummary {
+export function summaryOf(module: EventModule, name: string): GroupSummary {
   const summary = module.summaries?.[name]
   if (!summary) throw new Error(`module ${module.name} declares no summary ${name}`)
   return summary
@@ -47,7 +47,7 @@ export interface GroupQuery {
   /** equality on columns of each group's latest event (jobs whose latest status is failed); not with `narrow` */
   latest?: Record<string, string>
   /** conditions on the events counted (a time range, an actor): the groups are then computed from the events */
-  narrow?: (query: SelectQueryBuilder<any, any, any>) => SelectQueryBuilder<any, any, any>
+  narrow?: <O>(query: SelectQueryBuilder<TablesByName, string, O>) => SelectQueryBuilder<TablesByName, string, O>
   limit?: number
   cursor?: string
 }
@@ -125,7 +125,7 @@ async function groupsOfEvents(
 ): Promise<{ groups: GroupRow[]; latestEvents: LatestEvents }> {
   const db = moduleDb(ctx)
   const columns = spec.summary.columns
-  const inScope = (query: SelectQueryBuilder<any, any, any>) => {
+  const inScope = <O>(query: SelectQueryBuilder<TablesByName, string, O>) => {
     // as in the summary, events without the group's first column (an author, a job) form no group
     let scoped = narrow(query.where('project_id', '=', spec.projectId).where(columns[0], 'is not', null))
     for (const [column, value] of Object.entries(spec.groups ?? {})) scoped = scoped.where(column, '=', value)

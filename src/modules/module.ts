@@ -3,7 +3,8 @@ import type { FastifyPluginAsync } from 'fastify'
 import type { Expression, ExpressionBuilder, Kysely, SelectQueryBuilder, SqlBool } from 'kysely'
 import type { PortalContext } from '../context.ts'
 import type { Migration } from '../storage/migrations.ts'
-import type { Storage } from '../storage/storage.ts'
+import type { EventStore } from '../storage/event-store.ts'
+import type { Database } from '../storage/tables.ts'
 import { named, pascalCase } from '../http/openapi-components.ts'
 
 /** An accepted event on its way into its module's table. */
@@ -15,12 +16,55 @@ export interface StoredEvent<D = Record<string, unknown>> {
   data: D
 }
 
+/** The columns every module's event table has (`createEventTableV1`); a module's row type adds its indexed columns. */
+export interface EventRow {
+  id: string
+  project_id: string
+  ts: number
+  received_at: number
+  /** the payload: JSON text on SQLite, jsonb on PostgreSQL; read it with `storage.parseJson` */
+  data: unknown
+}
+
+/** A row of a group summary table (`createGroupSummaryTableV1`) over the group columns `C`. */
+export type GroupSummaryRow<C extends string> = {
+  project_id: string
+  /** the group's column values as a JSON array (`groupKeyOf`) */
+  group_key: string
+  events: number
+  first_ts: number
+  last_ts: number
+  last_event_id: string
+} & { [column in C]: string | null }
+
+/**
+ * Tables that generic code reaches by a name it is handed (a module's `table`, a summary's): their
+ * columns by name. A module's own code uses its declared row types instead (`moduleDb<LogTables>`).
+ */
+export interface TablesByName {
+  [table: string]: { [column: string]: unknown }
+}
+
+/** Modules' event tables, reached by a name generic code is handed (`module.table`): the common columns, and the module's own by name. */
+export interface EventTablesByName {
+  [table: string]: EventTableRow
+}
+
+/** A row of some module's event table: the common columns, and the module's own by name. */
+export type EventTableRow = EventRow & { [column: string]: unknown }
+
+/** The query of a module's `events` read that its filters narrow: one event table, its common columns selected. */
+export type EventQuery = SelectQueryBuilder<TablesByName, string, EventRow>
+
+/** What a filter's query parameter holds once its schema has checked it. */
+export type FilterValue = string | number
+
 /** A query parameter of a module's `events` read, and how it narrows the query. */
 export interface EventFilter {
   schema: TSchema
   /** no index serves it (a text search): the read looks through a bounded window of events per page */
   scans?: boolean
-  apply(query: SelectQueryBuilder<any, any, any>, value: any, storage: Storage): SelectQueryBuilder<any, any, any>
+  apply(query: EventQuery, value: FilterValue, storage: EventStore): EventQuery
 }
 
 /**
@@ -31,7 +75,7 @@ export interface EventFilter {
 export interface PatternFilter {
   pattern: string
   schema: TSchema
-  apply(query: SelectQueryBuilder<any, any, any>, captured: string, value: any, storage: Storage): SelectQueryBuilder<any, any, any>
+  apply(query: EventQuery, captured: string, value: FilterValue, storage: EventStore): EventQuery
 }
 
 /**
@@ -61,7 +105,7 @@ export interface ExpiringRows {
   /** the columns that identify one row */
   key: string[]
   /** rows that stay whatever their age (a delivery still being retried) */
-  keep?(eb: ExpressionBuilder<any, any>): Expression<SqlBool>
+  keep?(eb: ExpressionBuilder<TablesByName, string>): Expression<SqlBool>
 }
 
 export interface ModuleRetention {
@@ -93,6 +137,11 @@ export interface EventModule<P extends TObject = TObject> {
   check?(data: Static<P>): string | undefined
   /** the module's table: id, project_id, ts, received_at, data, and the columns below */
   table: string
+  /**
+   * Every read of `table` goes through `ctx.storage.eventsOf(table)` and joins no other table, so its
+   * rows may live in the columnar event store (EVENT_STORE=duckdb, docs/event-store.md).
+   */
+  columnar?: boolean
   migrations: Migration[]
   /** indexed columns filled from the payload (and the event, for defaults such as its month), by column name */
   columns(data: Static<P>, event: StoredEvent<Static<P>>): Record<string, ColumnValue>
@@ -103,7 +152,7 @@ export interface EventModule<P extends TObject = TObject> {
   /** group summaries its reads page through, updated with every insert */
   summaries?: Record<string, GroupSummary>
   /** work beyond the row insert, in the same transaction (a tenant's new limit, an error's group) */
-  afterWrite?(trx: Kysely<any>, events: StoredEvent<Static<P>>[], ctx: PortalContext): Promise<void>
+  afterWrite?(trx: Kysely<Database>, events: StoredEvent<Static<P>>[], ctx: PortalContext): Promise<void>
   /** more fields for `GET {basePath}/status`: their schema, and how to read them (project_id given or not) */
   status?: {
     schema: TProperties
@@ -114,7 +163,7 @@ export interface EventModule<P extends TObject = TObject> {
   /** background work started once the server listens (a dispatcher); returns how to stop it */
   start?(ctx: PortalContext): Promise<() => Promise<void>>
   /** the module's own reads, registered under its base path */
-  routes?: FastifyPluginAsync<{ ctx: PortalContext; module: EventModule<P> }>
+  routes?: FastifyPluginAsync<{ ctx: PortalContext; module: EventModule }>
 }
 
 /** A filter on equality with one column. */

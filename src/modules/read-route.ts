@@ -1,21 +1,22 @@
 import { Type, type TObject, type TProperties, type TSchema } from 'typebox'
-import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify'
+import type { FastifyBaseLogger, FastifyInstance, FastifyPluginAsync, FastifyRequest, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Kysely } from 'kysely'
 import type { PortalContext } from '../context.ts'
 import { accessPrincipal } from '../http/auth.ts'
 import { ProblemError, problemResponses } from '../http/problem.ts'
 import { findProject } from '../projects/store.ts'
-import type { EventModule } from './module.ts'
+import type { EventModule, TablesByName } from './module.ts'
+import { tablesOf, type Database } from '../storage/tables.ts'
 
 /** How a module's own reads (its `reads.ts`) declare a route, its query and its answer. */
 
-export type ReadsApp = FastifyInstance<any, any, any, any, TypeBoxTypeProvider>
+export type ReadsApp = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>
 
 /** A module's reads plugin (its `routes`), handed an app that types requests from their TypeBox schemas. */
 export function moduleReads(
-  register: (app: ReadsApp, ctx: PortalContext, module: EventModule<any>) => void,
-): FastifyPluginAsync<{ ctx: PortalContext; module: EventModule<any> }> {
+  register: (app: ReadsApp, ctx: PortalContext, module: EventModule) => void,
+): FastifyPluginAsync<{ ctx: PortalContext; module: EventModule }> {
   return async (instance, { ctx, module }) => register(instance.withTypeProvider<TypeBoxTypeProvider>(), ctx, module)
 }
 
@@ -50,9 +51,12 @@ export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Ty
 
 export const IsoTime = (description?: string) => Type.String({ format: 'date-time', description })
 
-/** Module tables are known to Kysely only by name. */
-export function moduleDb(ctx: PortalContext): Kysely<any> {
-  return ctx.storage.db as unknown as Kysely<any>
+/**
+ * The portal's database typed with a module's own tables (`moduleDb<LogTables>(ctx)`), which each module
+ * declares in its `tables.ts`; generic code that is handed a table's name uses `TablesByName`.
+ */
+export function moduleDb<T = TablesByName>(ctx: PortalContext): Kysely<Database & T> {
+  return tablesOf<T>(ctx.storage.db)
 }
 
 /** Every read is scoped to one live project of the caller's organisation; anything else is a 404. */

@@ -14,7 +14,7 @@ import { videoModule } from './video/module.ts'
 import { webhooksModule } from '../webhooks/module.ts'
 
 /** Every event type the portal takes, one line each; ingest, reads, migrations and OpenAPI read this list. */
-export const modules: EventModule<any>[] = [
+export const modules: EventModule[] = [
   auditModule,
   configsModule,
   costsModule,
@@ -30,7 +30,7 @@ export const modules: EventModule<any>[] = [
   webhooksModule,
 ]
 
-export const moduleByType: ReadonlyMap<string, EventModule<any>> = new Map(modules.map((module) => [module.type, module]))
+export const moduleByType: ReadonlyMap<string, EventModule> = new Map(modules.map((module) => [module.type, module]))
 
 export const eventTypes: string[] = modules.map((module) => module.type)
 
@@ -38,9 +38,9 @@ export const eventTypes: string[] = modules.map((module) => module.type)
  * Adds a module beyond the list above, to `modules`, `moduleByType` and `eventTypes` alike: a test's
  * throwaway module proves that everything follows the registry. Call it before the portal is imported.
  */
-export function registerModule(module: EventModule<any>): void {
+export function registerModule(module: EventModule): void {
   if (moduleByType.has(module.type)) throw new Error(`event type ${module.type} is registered already`)
   modules.push(module)
-  ;(moduleByType as Map<string, EventModule<any>>).set(module.type, module)
+  ;(moduleByType as Map<string, EventModule>).set(module.type, module)
   eventTypes.push(module.type)
 }

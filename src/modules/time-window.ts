@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import type { SelectQueryBuilder } from 'kysely'
+import { sql, type SelectQueryBuilder } from 'kysely'
 import { queryTime } from '../http/list.ts'
 import { IsoTime } from './read-route.ts'
 
@@ -7,12 +7,12 @@ import { IsoTime } from './read-route.ts'
 export const TimeWindowQuery = (what: string) => ({ from: Type.Optional(IsoTime(`${what} at or after`)), to: Type.Optional(IsoTime(`${what} before`)) })
 
 /** Narrows to events with `from` <= ts < `to` (ISO 8601, already checked by the schema). */
-export function withinTimeRange<Q extends SelectQueryBuilder<any, any, any>>(query: Q, from: string | undefined, to: string | undefined, column = 'ts'): Q {
+export function withinTimeRange<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>, from: string | undefined, to: string | undefined, column = 'ts'): SelectQueryBuilder<DB, TB, O> {
   let narrowed = query
   const fromMs = queryTime(from)
   const toMs = queryTime(to)
-  if (fromMs !== undefined) narrowed = narrowed.where(column, '>=', fromMs) as Q
-  if (toMs !== undefined) narrowed = narrowed.where(column, '<', toMs) as Q
+  if (fromMs !== undefined) narrowed = narrowed.where(sql.ref(column), '>=', fromMs)
+  if (toMs !== undefined) narrowed = narrowed.where(sql.ref(column), '<', toMs)
   return narrowed
 }
 

@@ -11,6 +11,7 @@ import type { Database } from '../storage/tables.ts'
 import { DEFAULT_KEY_SCOPES, KeyScope, parseScopes, storedScopes } from './key-scopes.ts'
 import { findProject } from './store.ts'
 import { named } from '../http/openapi-components.ts'
+import { publicBaseUrl } from '../http/public-url.ts'
 
 const ApiKey = named('ApiKey', Type.Object({
   id: Type.String({ description: 'key_…' }),
@@ -33,6 +34,9 @@ const CreatedApiKey = named('CreatedApiKey', Type.Object({
   scopes: Type.Array(KeyScope, { description: 'what the key may feed' }),
   sentryDsn: Type.Optional(
     Type.String({ description: 'present when the key has the `sentry` scope: the DSN to give Sentry SDKs (it holds the key; shown in this response only)' }),
+  ),
+  otlpEndpoint: Type.Optional(
+    Type.String({ description: 'present when the key has the `otlp` scope: the value for `OTEL_EXPORTER_OTLP_ENDPOINT` (PUBLIC_URL, else the scheme and host the request came to)' }),
   ),
   createdAt: Type.String({ format: 'date-time' }),
 }, {
@@ -137,10 +141,12 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = a
         await trx.insertInto('api_keys').values(row).execute()
         await recordManagementAction(trx, ctx, project.id, principal, 'api_key.created', row.id, { name: row.name, prefix: row.prefix, scopes })
       })
-      const sentryDsn = forSentry ? sentryDsnOf(request.protocol, request.host, key, project.number) : undefined
+      const base = publicBaseUrl(ctx.config, request)
+      const sentryDsn = forSentry ? sentryDsnOf(base, key, project.number) : undefined
+      const otlpEndpoint = scopes.includes('otlp') ? `${base}/api/otlp` : undefined
       return reply
         .code(201)
-        .send({ id: row.id, projectId: project.id, name: row.name, key, webhookSecret, prefix: row.prefix, scopes: parseScopes(row.scopes), sentryDsn, createdAt: isoTime(now)! })
+        .send({ id: row.id, projectId: project.id, name: row.name, key, webhookSecret, prefix: row.prefix, scopes: parseScopes(row.scopes), sentryDsn, otlpEndpoint, createdAt: isoTime(now)! })
     },
   )
 
@@ -174,7 +180,8 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = a
   )
 }
 
-/** Sentry's DSN: `{scheme}://{public key}@{host}/{project number}`; the SDKs post to `{host}/api/{number}/envelope/`. */
-function sentryDsnOf(protocol: string, host: string, key: string, projectNumber: number | null): string {
-  return `${protocol}://${key}@${host}/${projectNumber}`
+/** Sentry's DSN: `{scheme}://{public key}@{host}{path}/{project number}`; the SDKs post to `{scheme}://{host}{path}/api/{number}/envelope/`. */
+function sentryDsnOf(base: string, key: string, projectNumber: number | null): string {
+  const url = new URL(base)
+  return `${url.protocol}//${key}@${url.host}${url.pathname.replace(/\/+$/, '')}/${projectNumber}`
 }

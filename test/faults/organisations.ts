@@ -134,6 +134,14 @@ const PATH_PARAMETERS: Record<string, (org: Organisation) => string> = {
 }
 
 /** A parameter of a module's read named after a field of its events (`/api/flags/flags/{key}`, `?metric=`): the seeded example's value. */
+/** Required query parameters no module example names: the histogram reads' window and bucket, a trace's errors. */
+const REQUIRED_QUERY: Record<string, () => string> = {
+  from: () => new Date(Date.now() - 3_600_000).toISOString(),
+  to: () => new Date().toISOString(),
+  bucket_seconds: () => '300',
+  trace_id: () => '4bf92f3577b34da6a3ce929d0e0e4736',
+}
+
 function exampleField(template: string, name: string): string | undefined {
   const module = modules.find((module) => template.startsWith(`${module.basePath}/`))
   const value = module?.examples.valid[name]
@@ -155,7 +163,7 @@ export function pathOf(operation: Operation, org: Organisation, replace?: (param
   const search = new URLSearchParams(query)
   if (operation.queryParameters.includes('project_id') && !search.has('project_id')) search.set('project_id', org.project.id)
   for (const name of operation.requiredQuery.filter((name) => name !== 'project_id' && !search.has(name))) {
-    const value = exampleField(operation.template, name)
+    const value = exampleField(operation.template, name) ?? REQUIRED_QUERY[name]?.()
     assert.ok(value !== undefined, `${operation.method} ${operation.template}: name the required ${name} after a field of the module's example`)
     search.set(name, value)
   }

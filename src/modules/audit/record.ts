@@ -1,13 +1,13 @@
-import type { Kysely } from 'kysely'
 import type { PortalContext } from '../../context.ts'
 import type { Principal } from '../../http/auth.ts'
 import { newId } from '../../ids.ts'
 import { writeEvents } from '../write-events.ts'
 import { auditModule } from './module.ts'
+import { tablesOf, type Connection } from '../../storage/tables.ts'
 
 /** Writes a management action into the project's own audit module, with the acting token as `actor`. */
 export async function recordManagementAction(
-  trx: Kysely<any>,
+  trx: Connection,
   ctx: PortalContext,
   projectId: string,
   principal: Principal | null,
@@ -18,5 +18,5 @@ export async function recordManagementAction(
   const now = Date.now()
   const actor = principal?.kind === 'accessToken' ? principal.tokenId : principal?.kind === 'apiKey' ? principal.keyId : 'portal'
   const data = { actor, action, resource, metadata: principal?.kind === 'accessToken' ? { tokenName: principal.name, ...metadata } : metadata }
-  await writeEvents(trx, ctx, [{ module: auditModule, event: { id: newId('evt', now), projectId, ts: now, receivedAt: now, data }, dataJson: JSON.stringify(data) }])
+  await writeEvents(tablesOf(trx), ctx, [{ module: auditModule, event: { id: newId('evt', now), projectId, ts: now, receivedAt: now, data }, dataJson: JSON.stringify(data) }])
 }

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox'
+import { named } from '../../http/openapi-components.ts'
 import { IsoTime, Nullable, moduleReads } from '../read-route.ts'
 import { isoFromMs, TimeWindowQuery } from '../time-window.ts'
 import { eventConditions, type GroupState } from '../latest-per-group.ts'
@@ -7,7 +8,7 @@ import type { ConfigPayload } from './payload.ts'
 
 type ConfigData = Static<typeof ConfigPayload>
 
-const ConfigPath = Type.Object({
+const ConfigPath = named('ConfigPath', Type.Object({
   path: Type.String(),
   changes: Type.Integer({ description: 'changes in the window (by `actor` when given)' }),
   firstChangedAt: IsoTime(),
@@ -15,7 +16,7 @@ const ConfigPath = Type.Object({
   lastActor: Nullable(Type.String()),
   lastDiff: Nullable(Type.String({ description: 'the unified diff of the latest change' })),
   eventId: Type.String({ description: 'the latest change' }),
-})
+}))
 
 function configPath(group: GroupState) {
   const data = group.latest.data as ConfigData

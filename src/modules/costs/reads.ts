@@ -1,12 +1,14 @@
 import { Type } from 'typebox'
+import { named } from '../../http/openapi-components.ts'
 import { badQuery, Nullable, ProjectQuery, moduleDb, moduleReads, readRoute, requireReadableProject } from '../read-route.ts'
+import type { CostTables } from './tables.ts'
 
 const MONTH = '^[0-9]{4}-(0[1-9]|1[0-2])$'
 const Grouping = Type.Union([Type.Literal('service'), Type.Literal('provider'), Type.Literal('region'), Type.Literal('none')], {
   description: 'what a row totals besides month and currency',
 })
 
-const PeriodTotal = Type.Object({
+const PeriodTotal = named('CostPeriodTotal', Type.Object({
   period: Type.String({ description: 'YYYY-MM: the event’s `period`, else the UTC month of its time' }),
   currency: Type.String(),
   group: Nullable(Type.String({ description: 'the service, provider or region (per `group_by`); null for events without one, and for group_by=none' })),
@@ -15,15 +17,15 @@ const PeriodTotal = Type.Object({
   previousTotal: Nullable(Type.Number({ description: 'the same group and currency in the month before; null when it had no costs' })),
   change: Nullable(Type.Number({ description: 'total − previousTotal' })),
   changePercent: Nullable(Type.Number({ description: 'change as a percentage of previousTotal, 2 decimal places; null when previousTotal is null or 0' })),
-})
+}))
 
-const CostTotals = Type.Object({
+const CostTotals = named('CostTotals', Type.Object({
   groupBy: Grouping,
   data: Type.Array(PeriodTotal, { description: 'newest period first, then currency, then largest total' }),
   currencies: Type.Array(Type.Object({ currency: Type.String(), total: Type.Number(), events: Type.Integer() }), {
     description: 'the whole window’s total per currency; amounts in different currencies are never added together',
   }),
-})
+}))
 
 const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places
 
@@ -59,12 +61,13 @@ export const costReads = moduleReads((app, ctx) => {
       const { project_id: projectId, group_by: groupBy = 'service' as const, from_period: fromPeriod, to_period: toPeriod, ...filters } = request.query
       if (fromPeriod !== undefined && toPeriod !== undefined && fromPeriod > toPeriod) throw badQuery('from_period', 'must not be after to_period')
       await requireReadableProject(ctx, request, projectId)
-      let query = moduleDb(ctx)
+      const groupColumn = groupBy === 'none' ? undefined : groupBy
+      let query = moduleDb<CostTables>(ctx)
         .selectFrom('cost_events')
         .select((eb) => ['period', 'currency', eb.fn.sum('amount').as('total'), eb.fn.countAll().as('events')])
         .where('project_id', '=', projectId)
         .groupBy(['period', 'currency'])
-      if (groupBy !== 'none') query = query.select(`${groupBy} as group`).groupBy(groupBy)
+        .$if(groupColumn !== undefined, (grouped) => grouped.select(`${groupColumn!} as group`).groupBy(groupColumn!))
       if (fromPeriod !== undefined) query = query.where('period', '>=', monthBefore(fromPeriod))
       if (toPeriod !== undefined) query = query.where('period', '<=', toPeriod)
       for (const column of ['currency', 'service', 'provider', 'region'] as const) {

@@ -17,6 +17,11 @@ export const deploysModule = defineModule({
     service: columnEquals('service', Type.String()),
     environment: columnEquals('environment', Type.String()),
     status: columnEquals('status', Type.String()),
+    release: {
+      schema: Type.String({ description: 'deploys of this release: its `release` field (set it to the release your SDK reports when it differs from `version`), else its `version`' }),
+      scans: true,
+      apply: (query, value: string, storage) => query.where((eb) => eb.or([eb(storage.jsonPathText('data', ['release']), '=', value), eb.and([eb(storage.jsonPathText('data', ['release']), 'is', null), eb('version', '=', value)])])),
+    },
   },
   summaries: {
     latest: { table: 'deploy_target_summary', columns: ['service', 'environment'] },

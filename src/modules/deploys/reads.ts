@@ -1,4 +1,5 @@
 import { Type } from 'typebox'
+import { named } from '../../http/openapi-components.ts'
 import { IsoTime, Nullable, moduleReads } from '../read-route.ts'
 import { isoFromMs } from '../time-window.ts'
 import { givenValues, type GroupState } from '../latest-per-group.ts'
@@ -11,7 +12,7 @@ export function isFailedDeploy(status: string | undefined): boolean {
   return FAILED_STATUSES.has((status ?? '').toLowerCase())
 }
 
-const LatestDeploy = Type.Object({
+const LatestDeploy = named('LatestDeploy', Type.Object({
   service: Type.String(),
   environment: Nullable(Type.String()),
   version: Nullable(Type.String()),
@@ -21,7 +22,7 @@ const LatestDeploy = Type.Object({
   deployedAt: IsoTime('time of the latest deploy'),
   deploys: Type.Integer({ description: 'deploys of this service to this environment' }),
   eventId: Type.String({ description: 'the latest deploy event' }),
-})
+}))
 
 function latestDeploy(group: GroupState) {
   const data = group.latest.data as { version?: string; status?: string; commit?: string }

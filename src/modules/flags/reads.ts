@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox'
+import { named } from '../../http/openapi-components.ts'
 import { IsoTime, Nullable, moduleReads } from '../read-route.ts'
 import { isoFromMs } from '../time-window.ts'
 import { type GroupState } from '../latest-per-group.ts'
@@ -7,15 +8,15 @@ import type { FeatureFlagPayload } from './payload.ts'
 
 type FlagData = Static<typeof FeatureFlagPayload>
 
-const FlagChange = Type.Object({
+const FlagChange = named('FlagChange', Type.Object({
   eventId: Type.String(),
   changedAt: IsoTime(),
   enabled: Nullable(Type.Boolean()),
   rollout: Nullable(Type.Integer({ description: 'percent, 0–100' })),
   actor: Nullable(Type.String()),
-})
+}))
 
-const FlagState = Type.Object({
+const FlagState = named('FlagState', Type.Object({
   key: Type.String(),
   enabled: Nullable(Type.Boolean({ description: 'from the latest event; null when it did not say' })),
   rollout: Nullable(Type.Integer({ description: 'percent, 0–100, from the latest event' })),
@@ -23,7 +24,7 @@ const FlagState = Type.Object({
   updatedAt: IsoTime('time of the latest event'),
   changes: Type.Integer({ description: 'events recorded for this flag' }),
   eventId: Type.String({ description: 'the latest event' }),
-})
+}))
 
 function flagState(group: GroupState) {
   const data = group.latest.data as FlagData

@@ -1,10 +1,12 @@
 import { Type } from 'typebox'
+import { named } from '../../http/openapi-components.ts'
 import { sql } from 'kysely'
 import type { PortalContext } from '../../context.ts'
 import { rankedPercentiles, type PercentileRow } from '../../storage/percentiles.ts'
 import { queryTime } from '../../http/list.ts'
 import { badQuery, IsoTime, Nullable, ProjectQuery, moduleDb, moduleReads, readRoute, requireReadableProject } from '../read-route.ts'
 import { isoFromMs, withinTimeRange, TimeWindowQuery } from '../time-window.ts'
+import type { PerformanceTables } from './tables.ts'
 
 const PERCENTILES = [50, 95, 99] as const
 
@@ -18,9 +20,12 @@ const Stats = {
   p99: Type.Number({ description: 'nearest rank: the value at rank ⌈0.99·count⌉' }),
 }
 
-const Summary = Type.Object({
-  data: Type.Array(Type.Object({ service: Nullable(Type.String()), metric: Type.String(), unit: Nullable(Type.String()), ...Stats })),
-})
+const Summary = named(
+  'PerformanceSummary',
+  Type.Object({
+    data: Type.Array(named('PerformanceSummaryRow', Type.Object({ service: Nullable(Type.String()), metric: Type.String(), unit: Nullable(Type.String()), ...Stats }))),
+  }),
+)
 
 const BUCKETS = { '1m': 60_000, '5m': 300_000, '15m': 900_000, '1h': 3_600_000, '6h': 21_600_000, '1d': 86_400_000 } as const
 type BucketName = keyof typeof BUCKETS
@@ -28,14 +33,14 @@ const MAX_BUCKETS = 1000
 const AUTO_BUCKETS = 200
 const DAY_MS = 86_400_000
 
-const Series = Type.Object({
+const Series = named('PerformanceSeries', Type.Object({
   metric: Type.String(),
   service: Nullable(Type.String()),
   bucket: Type.String({ description: 'the bucket width used' }),
   from: IsoTime(),
   to: IsoTime(),
   data: Type.Array(Type.Object({ start: IsoTime('bucket start (UTC, aligned to the epoch)'), ...Stats }), { description: 'oldest first; buckets without values are left out' }),
-})
+}))
 
 const FilterQuery = {
   ...ProjectQuery,
@@ -67,7 +72,7 @@ function bucketWidth(asked: BucketName | undefined, rangeMs: number): BucketName
 }
 
 function projectValues(ctx: PortalContext, projectId: string, from: string | undefined, to: string | undefined, service: string | undefined) {
-  const events = withinTimeRange(moduleDb(ctx).selectFrom('performance_events').where('project_id', '=', projectId), from, to)
+  const events = withinTimeRange(moduleDb<PerformanceTables>(ctx).selectFrom('performance_events').where('project_id', '=', projectId), from, to)
   return service === undefined ? events : events.where('service', '=', service)
 }
 
@@ -120,7 +125,7 @@ export const performanceReads = moduleReads((app, ctx) => {
       const to = isoFromMs(toMs)
       const width = BUCKETS[bucket]
       const buckets = [{ name: 'bucket_start', expression: sql`(ts / ${sql.lit(width)}) * ${sql.lit(width)}` }]
-      const rows = await rankedPercentiles(projectValues(ctx, projectId, from, to, service).where('metric', '=', metric), buckets, PERCENTILES, moduleDb(ctx))
+      const rows = await rankedPercentiles(projectValues(ctx, projectId, from, to, service).where('metric', '=', metric), buckets, PERCENTILES, moduleDb<PerformanceTables>(ctx))
       const data = rows
         .sort((a, b) => Number(a.bucket_start) - Number(b.bucket_start))
         .map((row) => ({ start: isoFromMs(Number(row.bucket_start)), ...statsOf(row) }))

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox'
+import { named } from '../../http/openapi-components.ts'
 import { IsoTime, Nullable, moduleReads } from '../read-route.ts'
 import { isoFromMs, TimeWindowQuery } from '../time-window.ts'
 import { eventConditions, givenValues, type GroupState } from '../latest-per-group.ts'
@@ -7,7 +8,7 @@ import type { RepositoryPayload } from './payload.ts'
 
 type RepositoryData = Static<typeof RepositoryPayload>
 
-const Branch = Type.Object({
+const Branch = named('RepositoryBranch', Type.Object({
   repo: Type.String(),
   branch: Nullable(Type.String()),
   provider: Nullable(Type.String()),
@@ -16,9 +17,9 @@ const Branch = Type.Object({
   lastAuthor: Nullable(Type.String()),
   lastPushedAt: IsoTime(),
   eventId: Type.String({ description: 'the latest event' }),
-})
+}))
 
-const Author = Type.Object({
+const Author = named('RepositoryAuthor', Type.Object({
   author: Type.String(),
   commits: Type.Integer({ description: 'events in the window' }),
   firstCommitAt: IsoTime(),
@@ -26,7 +27,7 @@ const Author = Type.Object({
   lastRepo: Type.String(),
   lastBranch: Nullable(Type.String()),
   lastCommit: Nullable(Type.String()),
-})
+}))
 
 /** The query parameters of both lists: one repository, a time window. */
 const WindowFilters = {

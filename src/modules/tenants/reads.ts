@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox'
+import { named } from '../../http/openapi-components.ts'
 import type { PortalContext } from '../../context.ts'
 import { IsoTime, Nullable, moduleReads } from '../read-route.ts'
 import { isoFromMs } from '../time-window.ts'
@@ -8,16 +9,16 @@ import type { TenantPayload } from './payload.ts'
 
 type TenantData = Static<typeof TenantPayload>
 
-const PlanChange = Type.Object({ eventId: Type.String(), changedAt: IsoTime(), plan: Type.String(), ingestLimitPerSecond: Nullable(Type.Integer()) })
+const PlanChange = named('TenantPlanChange', Type.Object({ eventId: Type.String(), changedAt: IsoTime(), plan: Type.String(), ingestLimitPerSecond: Nullable(Type.Integer()) }))
 
-const TenantPlan = Type.Object({
+const TenantPlan = named('TenantPlan', Type.Object({
   projectId: Type.String({ description: 'the project the plan is for (the event’s `projectId`, else the sending project)' }),
   plan: Type.String({ description: 'from the latest event' }),
   ingestLimitPerSecond: Nullable(Type.Integer({ description: 'the latest limit any event gave; null when none did (the install’s limit holds)' })),
   updatedAt: IsoTime('time of the latest event'),
   changes: Type.Integer(),
   eventId: Type.String({ description: 'the latest event' }),
-})
+}))
 
 /** Plans with the latest per-second limit, which an event that changes only the plan does not repeat. */
 async function plansOf(ctx: PortalContext, projectId: string, groups: GroupState[]) {

@@ -1,19 +1,21 @@
 import { Type } from 'typebox'
-import { sql } from 'kysely'
+import { named } from '../../http/openapi-components.ts'
+import { sql, type ExpressionBuilder } from 'kysely'
 import type { PortalContext } from '../../context.ts'
 import { DEFAULT_LIMIT, List, PageQuery, pageAfter, toPage } from '../../http/list.ts'
 import { ProblemError } from '../../http/problem.ts'
 import { IsoTime, Nullable, ProjectQuery, moduleDb, moduleReads, readRoute, requireReadableProject } from '../read-route.ts'
 import { isoFromMs, withinTimeRange, TimeWindowQuery } from '../time-window.ts'
+import type { TraceTables } from './tables.ts'
 
 const MAX_SPANS = 10_000
 
-const SpanSummary = Type.Object({
+const SpanSummary = named('SpanSummary', Type.Object({
   spanId: Type.String(),
   name: Nullable(Type.String()),
   serviceName: Nullable(Type.String()),
   durationMs: Nullable(Type.Number()),
-})
+}))
 
 const TraceShape = {
   traceId: Type.String(),
@@ -24,7 +26,7 @@ const TraceShape = {
   durationMs: Type.Number({ description: 'from the earliest span’s start to the latest end (start + durationMs) of any span' }),
 }
 
-const Span = Type.Object({
+const Span = named('Span', Type.Object({
   eventId: Type.String(),
   spanId: Type.String(),
   parentSpanId: Nullable(Type.String()),
@@ -33,14 +35,14 @@ const Span = Type.Object({
   startedAt: IsoTime('the span event’s `ts`'),
   durationMs: Nullable(Type.Number()),
   data: Type.Record(Type.String(), Type.Unknown(), { description: 'the span event’s payload as sent' }),
-})
+}))
 
-const TraceDetail = Type.Object({
+const TraceDetail = named('TraceDetail', Type.Object({
   ...TraceShape,
   rootSpan: Nullable(SpanSummary),
   spans: Type.Array(Span, { description: `in start order, at most ${MAX_SPANS}` }),
   truncated: Type.Boolean({ description: `true when the trace has more than ${MAX_SPANS} spans` }),
-})
+}))
 
 interface TraceExtent {
   spanCount: number
@@ -53,7 +55,7 @@ interface TraceExtent {
 async function traceExtents(ctx: PortalContext, projectId: string, traceIds: string[]): Promise<Map<string, TraceExtent>> {
   const extents = new Map<string, TraceExtent>()
   if (traceIds.length === 0) return extents
-  const rows = await moduleDb(ctx)
+  const rows = await moduleDb<TraceTables>(ctx)
     .selectFrom('trace_events')
     .select((eb) => [
       'trace_id',
@@ -86,6 +88,15 @@ function spanSummary(row: { span_id: string; name: string | null; service_name: 
   return { spanId: row.span_id, name: row.name, serviceName: row.service_name, durationMs: row.duration_ms === null ? null : Number(row.duration_ms) }
 }
 
+/**
+ * A span that failed: OTLP status `error`, or an HTTP server answer of 5xx under either semantic-convention
+ * name (`http.response.status_code` since 1.23, `http.status_code` before). Its payload is the only place these live.
+ */
+function isErrorSpan(ctx: PortalContext, data: string) {
+  const text = (keys: string[]) => ctx.storage.jsonPathText(data, keys)
+  return sql<boolean>`(${text(['status', 'code'])} = 'error' or ${text(['attributes', 'http.response.status_code'])} like '5__' or ${text(['attributes', 'http.status_code'])} like '5__')`
+}
+
 export const traceReads = moduleReads((app, ctx) => {
   app.get(
     '',
@@ -95,19 +106,26 @@ export const traceReads = moduleReads((app, ctx) => {
       summary: 'Traces newest first, each with its root span, span count, services and total duration',
       description:
         'A trace is listed once its root span (a span without `parentSpanId`) has arrived, at the root span’s time; ' +
-        '`from`/`to` apply to that time. `service` keeps traces with any span of that service.',
+        '`from`/`to` apply to that time. `service` keeps traces with any span of that service; `min_duration_ms`/`max_duration_ms` ' +
+        'bound the root span’s duration; `error` keeps traces with (or without) an error span.',
       query: {
         ...ProjectQuery,
         service: Type.Optional(Type.String({ description: 'traces with at least one span of this service' })),
+        min_duration_ms: Type.Optional(Type.Number({ minimum: 0, description: 'traces whose root span lasted at least this long' })),
+        max_duration_ms: Type.Optional(Type.Number({ minimum: 0, description: 'traces whose root span lasted at most this long' })),
+        error: Type.Optional(
+          Type.Boolean({ description: 'true: traces with an error span (OTLP status `error`, or an HTTP 5xx `http.response.status_code` / `http.status_code` attribute); false: traces without one' }),
+        ),
         ...TimeWindowQuery('root spans'),
         ...PageQuery,
       },
-      response: List(Type.Object(TraceShape)),
+      response: List(named('Trace', Type.Object(TraceShape))),
     }),
     async (request) => {
       const { project_id: projectId, service, from, to, limit = DEFAULT_LIMIT, cursor } = request.query
+      const { min_duration_ms: minDurationMs, max_duration_ms: maxDurationMs, error } = request.query
       await requireReadableProject(ctx, request, projectId)
-      let roots = moduleDb(ctx)
+      let roots = moduleDb<TraceTables>(ctx)
         .selectFrom('trace_events as root')
         .select(['root.id', 'root.ts', 'root.trace_id', 'root.span_id', 'root.name', 'root.service_name', 'root.duration_ms'])
         .where('root.project_id', '=', projectId)
@@ -123,6 +141,19 @@ export const traceReads = moduleReads((app, ctx) => {
               .where('span.service_name', '=', service),
           ),
         )
+      }
+      if (minDurationMs !== undefined) roots = roots.where('root.duration_ms', '>=', minDurationMs)
+      if (maxDurationMs !== undefined) roots = roots.where('root.duration_ms', '<=', maxDurationMs)
+      if (error !== undefined) {
+        const errorSpans = ({ exists, selectFrom }: ExpressionBuilder<any, any>) =>
+          exists(
+            selectFrom('trace_events as span')
+              .select('span.id')
+              .whereRef('span.project_id', '=', 'root.project_id')
+              .whereRef('span.trace_id', '=', 'root.trace_id')
+              .where(isErrorSpan(ctx, 'span.data')),
+          )
+        roots = error ? roots.where(errorSpans) : roots.where((eb) => eb.not(errorSpans(eb)))
       }
       const rows = await pageAfter(roots, cursor, limit, 'root.ts', 'root.id').execute()
       const extents = await traceExtents(ctx, projectId, [...new Set(rows.slice(0, limit).map((row) => row.trace_id as string))])
@@ -149,7 +180,7 @@ export const traceReads = moduleReads((app, ctx) => {
       const { project_id: projectId } = request.query
       const { traceId } = request.params
       await requireReadableProject(ctx, request, projectId)
-      const rows = await moduleDb(ctx)
+      const rows = await moduleDb<TraceTables>(ctx)
         .selectFrom('trace_events')
         .select(['id', 'ts', 'span_id', 'parent_span_id', 'service_name', 'name', 'duration_ms', 'data'])
         .where('project_id', '=', projectId)

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox'
+import { named } from '../../http/openapi-components.ts'
 import type { PortalContext } from '../../context.ts'
 import { IsoTime, Nullable, moduleReads } from '../read-route.ts'
 import { isoFromMs } from '../time-window.ts'
@@ -8,9 +9,9 @@ import type { VideoPayload } from './payload.ts'
 
 type VideoData = Static<typeof VideoPayload>
 
-const JobEvent = Type.Object({ eventId: Type.String(), ts: IsoTime(), status: Nullable(Type.String()), artifactUrl: Nullable(Type.String()) })
+const JobEvent = named('VideoJobEvent', Type.Object({ eventId: Type.String(), ts: IsoTime(), status: Nullable(Type.String()), artifactUrl: Nullable(Type.String()) }))
 
-const Job = Type.Object({
+const Job = named('VideoJob', Type.Object({
   jobId: Type.String(),
   status: Nullable(Type.String({ description: 'from the latest event' })),
   targetUrl: Nullable(Type.String({ description: 'the latest target URL any event of the job gave' })),
@@ -19,7 +20,7 @@ const Job = Type.Object({
   updatedAt: IsoTime('time of the job’s latest event'),
   events: Type.Integer(),
   eventId: Type.String({ description: 'the latest event' }),
-})
+}))
 
 /** Jobs with their latest status, and the latest target and artifact URLs, which often come on earlier events. */
 async function jobsOf(ctx: PortalContext, projectId: string, groups: GroupState[]) {

@@ -1,10 +1,10 @@
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { Kysely } from 'kysely'
-import { allMigrations } from '../../src/portal.ts'
-import { migrate } from '../../src/storage/migrations.ts'
-import { openStorage, type Storage } from '../../src/storage/storage.ts'
-import { createTestDatabase, DIALECTS } from '../support/portal.ts'
+import { allMigrations } from '../portal.ts'
+import { migrate } from '../storage/migrations.ts'
+import { openStorage, type Storage } from '../storage/storage.ts'
+import { createTestDatabase, DIALECTS } from '../../test/support/portal.ts'
 
 /** The event tables as the first release laid them out: every migration numbered 001, and the core ones. */
 const firstRelease = allMigrations.filter((migration) => !/\/00[2-9]_/.test(migration.name))

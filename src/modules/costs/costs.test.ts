@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { createProject, DIALECTS, event, type TestPortal, type TestProject } from '../support/portal.ts'
-import { ingestAll, otherOrganisation, read, startReadsPortal } from './fixtures.ts'
+import { createProject, DIALECTS, event, type TestPortal, type TestProject } from '../../../test/support/portal.ts'
+import { ingestAll, otherOrganisation, read, startReadsPortal } from '../../../test/support/module-reads.ts'
 
 const cost = (data: Record<string, unknown>, ts = '2026-02-10T00:00:00.000Z') => event('cost', { provider: 'aws', region: 'eu-west-1', ...data }, ts)
 

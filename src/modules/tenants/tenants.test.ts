@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { createProject, DIALECTS, event, type TestPortal, type TestProject } from '../support/portal.ts'
-import { at, ingestAll, otherOrganisation, read, startReadsPortal } from './fixtures.ts'
+import { createProject, DIALECTS, event, type TestPortal, type TestProject } from '../../../test/support/portal.ts'
+import { at, ingestAll, otherOrganisation, read, startReadsPortal } from '../../../test/support/module-reads.ts'
 
 for (const dialect of DIALECTS) {
   describe(`tenant reads on ${dialect}`, () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { createAccessToken, createOrganization } from '../../src/identity/store.ts'
-import { createProject, ingest, startTestPortal, type Dialect, type TestPortal, type TestProject } from '../support/portal.ts'
+import { createProject, ingest, startTestPortal, type Dialect, type TestPortal, type TestProject } from './portal.ts'
 
 /** A second organisation with its own admin token and project: its data must never show in the first's reads. */
 export async function otherOrganisation(t: TestPortal): Promise<{ token: string; project: TestProject }> {

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { createProject, DIALECTS, event, type TestPortal, type TestProject } from '../support/portal.ts'
-import { at, ingestAll, otherOrganisation, read, startReadsPortal } from './fixtures.ts'
+import { createProject, DIALECTS, event, type TestPortal, type TestProject } from '../../../test/support/portal.ts'
+import { at, ingestAll, otherOrganisation, read, startReadsPortal } from '../../../test/support/module-reads.ts'
 
 const seconds = (s: number) => new Date(Date.parse(at(0)) + s * 1000).toISOString()
 const span = (traceId: string, spanId: string, parentSpanId: string | undefined, serviceName: string, s: number, durationMs: number) =>
@@ -25,6 +25,11 @@ for (const dialect of DIALECTS) {
         span('t3', 'root', undefined, 'worker', 20, 100),
         span('t3', 'job', 'root', 'worker', 20.01, 50),
         span('t4', 'orphan', 'missing', 'api', 30, 10),
+        // t5 fails by OTLP status in a child span, t6 by an HTTP 503 in its root, t7 answered a 404 (not an error)
+        span('t5', 'root', undefined, 'gateway', 40, 70),
+        event('trace', { traceId: 't5', spanId: 'pay', parentSpanId: 'root', serviceName: 'billing', durationMs: 60, status: { code: 'error', message: 'card declined' } }, seconds(40.01)),
+        event('trace', { traceId: 't6', spanId: 'root', serviceName: 'gateway', durationMs: 900, attributes: { 'http.response.status_code': 503 } }, seconds(50)),
+        event('trace', { traceId: 't7', spanId: 'root', serviceName: 'gateway', durationMs: 900, attributes: { 'http.status_code': 404 }, status: { code: 'unset' } }, seconds(60)),
       ])
       await ingestAll(t, other.project, [span('t1', 'root', undefined, 'evil', 0, 1)])
     })
@@ -35,6 +40,9 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(
         body.data.map((tr: any) => [tr.traceId, tr.rootSpan.spanId, tr.rootSpan.serviceName, tr.spanCount, tr.services, tr.durationMs, tr.startedAt]),
         [
+          ['t7', 'root', 'gateway', 1, ['gateway'], 900, seconds(60)],
+          ['t6', 'root', 'gateway', 1, ['gateway'], 900, seconds(50)],
+          ['t5', 'root', 'gateway', 2, ['billing', 'gateway'], 70, seconds(40)],
           ['t3', 'root', 'worker', 2, ['worker'], 100, seconds(20)],
           ['t2', 'root', 'gateway', 1, ['gateway'], 30, seconds(10)],
           ['t1', 'root', 'gateway', 3, ['api', 'gateway', 'postgres'], 2200, seconds(0)],
@@ -50,9 +58,20 @@ for (const dialect of DIALECTS) {
       const none = await read(t, `/api/traces?project_id=${project.id}&service=nothing`)
       assert.deepEqual(none, { data: [], nextCursor: null })
       const first = await read(t, `/api/traces?project_id=${project.id}&limit=2`)
-      const second = await read(t, `/api/traces?project_id=${project.id}&limit=2&cursor=${first.nextCursor}`)
-      assert.deepEqual(second.data.map((tr: any) => tr.traceId), ['t1'])
+      const second = await read(t, `/api/traces?project_id=${project.id}&limit=10&cursor=${first.nextCursor}`)
+      assert.deepEqual(second.data.map((tr: any) => tr.traceId), ['t5', 't3', 't2', 't1'])
       assert.equal(second.nextCursor, null)
+    })
+
+    test('filters by the root span’s duration and by error spans (OTLP status error, HTTP 5xx)', async () => {
+      const ids = async (query: string) => (await read(t, `/api/traces?project_id=${project.id}&${query}`)).data.map((tr: any) => tr.traceId)
+      assert.deepEqual(await ids('min_duration_ms=100'), ['t7', 't6', 't3', 't1'])
+      assert.deepEqual(await ids('min_duration_ms=100&max_duration_ms=500'), ['t3'])
+      assert.deepEqual(await ids('error=true'), ['t6', 't5'])
+      assert.deepEqual(await ids('error=false'), ['t7', 't3', 't2', 't1'])
+      assert.deepEqual(await ids('error=true&min_duration_ms=100'), ['t6'])
+      assert.match((await read(t, `/api/traces?project_id=${project.id}&min_duration_ms=-1`, 400)).detail, /min_duration_ms/)
+      assert.match((await read(t, `/api/traces?project_id=${project.id}&error=maybe`, 400)).detail, /error/)
     })
 
     test('GET /api/traces/{traceId} gives every span in start order', async () => {

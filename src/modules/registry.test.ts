@@ -1,10 +1,10 @@
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { Type } from 'typebox'
-import { HttpUrl, NonNegative, Text } from '../../src/modules/fields.ts'
-import { columnEquals, defineModule } from '../../src/modules/module.ts'
-import { registerModule } from '../../src/modules/registry.ts'
-import { createEventTableV1 } from '../../src/storage/frozen/event-table-v1.ts'
+import { HttpUrl, NonNegative, Text } from '../modules/fields.ts'
+import { columnEquals, defineModule } from '../modules/module.ts'
+import { registerModule } from '../modules/registry.ts'
+import { createEventTableV1 } from '../storage/frozen/event-table-v1.ts'
 
 // A fourteenth event type written as a contributor would: a payload with its examples, a table, a
 // filter. Nothing else in the portal names it; every assertion below proves that something followed
@@ -45,7 +45,7 @@ const uptimeModule = defineModule({
 
 // Registered before the portal's code is loaded, as the one line in registry.ts would be.
 registerModule(uptimeModule)
-const { DIALECTS, createProject, event, ingest, startTestPortal } = await import('../support/portal.ts')
+const { DIALECTS, createProject, event, ingest, startTestPortal } = await import('../../test/support/portal.ts')
 const { renderEventTypes } = await import('../../sdk/scripts/generate-types.ts')
 
 for (const dialect of DIALECTS) {

@@ -1,0 +1,7 @@
+import type { EventRow, GroupSummaryRow } from '../module.ts'
+
+/** Row types of the video module's tables, as its migrations leave them. */
+export interface VideoTables {
+  video_events: EventRow & { job_id: string; status: string | null }
+  video_job_summary: GroupSummaryRow<'job_id'>
+}
