@@ -131,6 +131,48 @@ for (const dialect of DIALECTS) {
       }
     })
 
+    test('every request body and success response example is an instance of its schema; OTLP and Sentry bodies carry real ones', async () => {
+      const { against } = documentConformance(document)
+      const wrong: string[] = []
+      let checked = 0
+      const examplesOf = (media: any) => [...(media.example !== undefined ? [media.example] : []), ...Object.values<any>(media.examples ?? {}).map((example) => example.value ?? example)]
+      for (const [path, operations] of Object.entries<any>(document.paths)) {
+        for (const [method, operation] of Object.entries<any>(operations)) {
+          const where = `${method.toUpperCase()} ${path}`
+          const media = [
+            ...Object.entries<any>(operation.requestBody?.content ?? {}).map(([type, entry]) => [`${where} request ${type}`, entry] as const),
+            ...Object.entries<any>(operation.responses)
+              .filter(([status, response]) => status.startsWith('2') && !response.$ref)
+              .flatMap(([status, response]) => Object.entries<any>(response.content ?? {}).map(([type, entry]) => [`${where} ${status} ${type}`, entry] as const)),
+          ]
+          for (const [what, entry] of media) {
+            const examples = examplesOf(entry)
+            if (examples.length === 0) wrong.push(`${what}: no example`)
+            for (const example of examples) {
+              checked++
+              const problem = against(entry.schema ?? {}, example)
+              if (problem) wrong.push(`${what}: ${problem}`)
+            }
+          }
+        }
+      }
+      assert.deepEqual(wrong, [])
+      assert.ok(checked > 100, `${checked} examples checked`)
+
+      // Not the generic string an example falls back to: what the real clients send, and the portal takes.
+      const p = await createProject(t, 'examples', t.adminToken, ['ingest', 'otlp', 'sentry'])
+      for (const signal of ['traces', 'logs', 'metrics']) {
+        const body = examplesOf(document.paths[`/api/otlp/v1/${signal}`].post.requestBody.content['application/json'])[0]
+        assert.match(body, new RegExp(`"resource${signal === 'traces' ? 'Spans' : signal === 'logs' ? 'Logs' : 'Metrics'}"`))
+        const answer = await t.request('POST', `/api/otlp/v1/${signal}`, { token: p.key, body, headers: { 'content-type': 'application/json' } })
+        assert.equal(answer.status, 200, `${signal}: ${answer.text}`)
+        assert.equal(answer.body.partialSuccess, undefined, `${signal}: every item of the example is stored`)
+      }
+      const sentryPath = Object.keys(document.paths).find((path) => path.endsWith('/envelope/'))!
+      const envelope = examplesOf(document.paths[sentryPath].post.requestBody.content['application/x-sentry-envelope'])[0]
+      assert.match(envelope.split('\n')[1], /"type":"event"/)
+    })
+
     test('names the shared shapes as components, marks admin operations, and lists each response’s problem codes', () => {
       for (const name of ['Problem', 'Project', 'ApiKey', 'CreatedApiKey', 'ErrorGroup', 'ErrorGroupDetail', 'Delivery', 'Attempt', 'Endpoint', 'IngestRequest', 'IngestResponse', 'ProjectList', 'ErrorGroupList']) {
         assert.ok(document.components.schemas[name], `component ${name}`)

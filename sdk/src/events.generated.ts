@@ -82,6 +82,8 @@ export interface ErrorData {
   frames?: ({ function?: string; module?: string; filename?: string; lineno?: number; colno?: number; inApp?: boolean })[]
   /** request context; Authorization, Cookie and API-key headers are stored as [filtered] */
   request?: Record<string, unknown>
+  /** overrides grouping, as a capture’s and Sentry’s `fingerprint`: occurrences with the same array share a group; `{{ default }}` stands for the computed fingerprint */
+  fingerprint?: string[]
   /** fields the schema does not name are stored as sent */
   [field: string]: unknown
 }

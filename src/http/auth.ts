@@ -8,6 +8,7 @@ import { parseScopes, type KeyScope } from '../projects/key-scopes.ts'
 import { precompiled, type InvalidationChannel } from '../storage/storage.ts'
 import type { Database } from '../storage/tables.ts'
 import { ProblemError } from './problem.ts'
+import type { Connection } from '../storage/tables.ts'
 
 /**
  * Who may call a route, declared in its `config.access`:
@@ -83,7 +84,7 @@ export class ApiKeyPrincipalCache {
    * the project's limit changes. Inside `trx` the others hear it once `trx` commits (and so does this
    * portal again, for a lookup that read the old row before the commit).
    */
-  async forget(trx?: Kysely<any>): Promise<void> {
+  async forget(trx?: Connection): Promise<void> {
     this.forgetHere()
     await this.channel.publish(INVALIDATION_TOPIC, trx)
   }

@@ -18,11 +18,14 @@ export function nameOf(schema: unknown): string | undefined {
   return typeof schema === 'object' && schema !== null ? ((schema as Record<string, unknown>)[COMPONENT_NAME] as string | undefined) : undefined
 }
 
+/** A node of the OpenAPI document or of a JSON Schema as parsed JSON: walked by key, its shape is the specification's, not a TypeScript type. */
+export type JsonNode = Record<string, any>
+
 /**
  * Moves every named schema of the document into `components.schemas`, leaving a `$ref` where it was.
  * A name given to two different schemas keeps the second inline (the document test names it).
  */
-export function hoistNamedSchemas(document: Record<string, any>): void {
+export function hoistNamedSchemas(document: JsonNode): void {
   const components: Record<string, unknown> = (document.components.schemas ??= {})
   const visit = (value: unknown): unknown => {
     if (Array.isArray(value)) return value.map(visit)
@@ -55,12 +58,12 @@ export function pascalCase(name: string): string {
  * `components.responses`, named by their status and the codes beyond the common ones
  * (`NotFound`, `BadRequestInvalidCursor`): a reader learns them once, and the document stays small.
  */
-export function hoistProblemResponses(document: Record<string, any>, nameFor: (status: number, codes: string[]) => string): void {
+export function hoistProblemResponses(document: JsonNode, nameFor: (status: number, codes: string[]) => string): void {
   const shared: Record<string, unknown> = (document.components.responses ??= {})
   const nameByContent = new Map<string, string>()
-  for (const operations of Object.values(document.paths ?? {}) as Record<string, any>[]) {
+  for (const operations of Object.values(document.paths ?? {}) as JsonNode[]) {
     for (const operation of Object.values(operations)) {
-      for (const [status, response] of Object.entries((operation.responses ?? {}) as Record<string, any>)) {
+      for (const [status, response] of Object.entries((operation.responses ?? {}) as JsonNode)) {
         const codes: string[] | undefined = response.content?.['application/problem+json']?.schema?.allOf?.[1]?.properties?.code?.enum
         if (!codes) continue
         const content = JSON.stringify(response)

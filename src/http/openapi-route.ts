@@ -1,9 +1,9 @@
 import type { Access } from './auth.ts'
-import { nameOf } from './openapi-components.ts'
+import { nameOf, type JsonNode } from './openapi-components.ts'
 import { PROBLEM_CODES, Problem, ROUTE_PROBLEM_CODES, problemTitle } from './problem.ts'
 import { exampleOf } from './schema-example.ts'
 
-type Schema = Record<string, any>
+type Schema = JsonNode
 
 /** The security requirement and role of each kind of route access (see `config.access` in auth.ts). */
 const SECURITY: Record<Access, { security: Record<string, string[]>[]; role?: 'admin' | 'viewer' }> = {

@@ -5,7 +5,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { eventTypes, modules } from '../modules/registry.ts'
 import { outgoingWebhooks } from '../webhooks/openapi-webhooks.ts'
 import type { Access } from './auth.ts'
-import { hoistNamedSchemas, hoistProblemResponses, pascalCase } from './openapi-components.ts'
+import { hoistNamedSchemas, hoistProblemResponses, pascalCase, type JsonNode } from './openapi-components.ts'
 import { documentRoute } from './openapi-route.ts'
 import { PROBLEM_CODES, problemResponses, problemTitle } from './problem.ts'
 
@@ -73,9 +73,9 @@ export const openApiPlugin = fp(async (app) => {
       },
       security: [{ accessToken: [] }],
     },
-    transform: ({ schema, url, route }) => ({ schema: documentRoute(schema as Record<string, any>, (route.config as { access?: Access } | undefined)?.access) as typeof schema, url }),
+    transform: ({ schema, url, route }) => ({ schema: documentRoute(schema as JsonNode, (route.config as { access?: Access } | undefined)?.access) as typeof schema, url }),
     transformObject: (documentObject) => {
-      const document = (documentObject as { openapiObject: Record<string, any> }).openapiObject
+      const document = (documentObject as { openapiObject: JsonNode }).openapiObject
       document.webhooks = outgoingWebhooks()
       hoistNamedSchemas(document)
       hoistProblemResponses(document, (status, codes) => {

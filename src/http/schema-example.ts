@@ -1,3 +1,5 @@
+import type { JsonNode } from './openapi-components.ts'
+
 /**
  * An example value for a JSON schema, for the OpenAPI document's request bodies and responses: the
  * schema's own `examples[0]` (or `default`, `const`, first `enum` value) wherever one is given,
@@ -6,7 +8,7 @@
  */
 export function exampleOf(schema: unknown, propertyName = 'value', depth = 0): unknown {
   if (typeof schema !== 'object' || schema === null || depth > 12) return null
-  const s = schema as Record<string, any>
+  const s = schema as JsonNode
   if (Array.isArray(s.examples) && s.examples.length > 0) return s.examples[0]
   if (s.example !== undefined) return s.example
   if (s.const !== undefined) return s.const
@@ -41,13 +43,13 @@ export function exampleOf(schema: unknown, propertyName = 'value', depth = 0): u
   }
 }
 
-function objectExample(s: Record<string, any>, depth: number): Record<string, unknown> {
+function objectExample(s: JsonNode, depth: number): Record<string, unknown> {
   const example: Record<string, unknown> = {}
   for (const [name, property] of Object.entries((s.properties ?? {}) as Record<string, unknown>)) example[name] = exampleOf(property, name, depth + 1)
   return example
 }
 
-function numberIn(s: Record<string, any>, preferred: number): number {
+function numberIn(s: JsonNode, preferred: number): number {
   const low = s.minimum ?? (s.exclusiveMinimum !== undefined ? s.exclusiveMinimum + 1 : undefined)
   const high = s.maximum ?? (s.exclusiveMaximum !== undefined ? s.exclusiveMaximum - 1 : undefined)
   if (low !== undefined && preferred < low) return low
@@ -68,7 +70,7 @@ const BY_FORMAT: Record<string, string> = {
 /** An id's prefix, read from its description (`prj_…`), so that an example id looks like the real ones. */
 const ID_PREFIX = /^([a-z]{2,6})_…/
 
-function stringExample(s: Record<string, any>, propertyName: string): string {
+function stringExample(s: JsonNode, propertyName: string): string {
   if (typeof s.format === 'string' && BY_FORMAT[s.format]) return BY_FORMAT[s.format]
   const prefix = typeof s.description === 'string' ? ID_PREFIX.exec(s.description)?.[1] : undefined
   if (prefix) return `${prefix}_01JD3Z8Q6R2N5M7K9P4TXYZABC`

@@ -7,6 +7,7 @@ import { loadConfig, type Config } from '../../src/config.ts'
 import { createAccessToken, DEFAULT_ORG_ID } from '../../src/identity/store.ts'
 import { hmacSha256Hex } from '../../src/identity/secrets.ts'
 import { createLogger, startPortal, type RunningPortal } from '../../src/portal.ts'
+import { checkEveryResponse } from './openapi-conformance.ts'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -133,6 +134,8 @@ export async function startTestPortalOn(dialect: Dialect, database: TestDatabase
     LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
     // Tests store events dated months back; retention runs only where a test asks (portal.retention.runNow).
     RETENTION_INTERVAL_SECONDS: '86400',
+    // EVENT_STORE=duckdb runs the SQLite portals of a suite on the columnar event store (docs/event-store.md).
+    ...(process.env.EVENT_STORE ? { EVENT_STORE: process.env.EVENT_STORE } : {}),
     ...env,
   })
   const logs: string[] = []
@@ -142,7 +145,16 @@ export async function startTestPortalOn(dialect: Dialect, database: TestDatabase
       done()
     },
   })
-  const portal = await startPortal(config, createLogger(config, sink))
+  // Every response this portal sends is checked against its live OpenAPI document; a mismatch fails the
+  // test at close (and is printed at once), so the whole suite exercises the document.
+  const mismatches: string[] = []
+  const portal = await startPortal(config, createLogger(config, sink), {
+    beforeListen: (app) =>
+      checkEveryResponse(app as never, (mismatch) => {
+        mismatches.push(mismatch)
+        console.error(`response outside the OpenAPI document: ${mismatch}`)
+      }),
+  })
   const adminToken = (await createAccessToken(portal.ctx.storage.db, { orgId: DEFAULT_ORG_ID, role: 'admin', name: 'test admin' })).token
   const viewerToken = (await createAccessToken(portal.ctx.storage.db, { orgId: DEFAULT_ORG_ID, role: 'viewer', name: 'test viewer' })).token
   const base = portal.url
@@ -158,6 +170,9 @@ export async function startTestPortalOn(dialect: Dialect, database: TestDatabase
     request: requester(base),
     async close() {
       await portal.close()
+      if (mismatches.length > 0) {
+        throw new Error(`${mismatches.length} response(s) did not match the OpenAPI document:\n${[...new Set(mismatches)].slice(0, 20).join('\n')}`)
+      }
     },
   }
 }
