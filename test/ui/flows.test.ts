@@ -120,7 +120,7 @@ describe('web UI in Chromium', () => {
     for (let presses = 0; presses < 30 && !(await shopLink.evaluate((link) => link === document.activeElement)); presses++) await page.keyboard.press('Tab')
     assert.notEqual(await shopLink.evaluate((link) => getComputedStyle(link).outlineStyle), 'none', 'focus is visible')
     await page.keyboard.press('Enter')
-    await page.getByRole('heading', { name: 'Errors' }).waitFor()
+    await page.getByRole('heading', { name: 'Overview' }).waitFor()
   })
 
   test('triages an error: the stream shows it unresolved, its page shows the stack and metadata, Resolve resolves it', async () => {
@@ -129,7 +129,7 @@ describe('web UI in Chromium', () => {
     const row = page.getByRole('row').filter({ hasText: 'TypeError' })
     await row.getByText('unresolved').waitFor()
     await row.getByRole('link').click()
-    await page.getByText('computeInvoice').waitFor()
+    await page.locator('pre.stack', { hasText: 'computeInvoice' }).waitFor()
     await page.getByText('"cartId": "c_981"').waitFor()
     await page.getByRole('button', { name: 'Resolve' }).click()
     await page.getByRole('button', { name: 'Reopen' }).waitFor()
@@ -192,7 +192,7 @@ describe('web UI in Chromium', () => {
     const indents = await spans.locator('.span-name').evaluateAll((names) => names.map((name) => parseFloat(getComputedStyle(name).paddingLeft)))
     assert.ok(indents[0] < indents[1] && indents[1] < indents[2], `children are indented under their parent: ${indents}`)
     await page.locator('.span-name', { hasText: 'charge card' }).click()
-    await page.getByText('"parentSpanId": "a1"').waitFor()
+    await page.getByRole('row', { name: 'parent span id a1' }).waitFor()
   })
 
   test('a filter chosen while the list is still loading is the one applied', async () => {

@@ -228,6 +228,25 @@ export interface components {
             /** @description pass as `cursor` for the next page; null on the last page */
             nextCursor: string | null;
         };
+        ConfigPath: {
+            path: string;
+            /** @description changes in the window (by `actor` when given) */
+            changes: number;
+            /** Format: date-time */
+            firstChangedAt: string;
+            /** Format: date-time */
+            lastChangedAt: string;
+            lastActor: string | null;
+            lastDiff: string | null;
+            /** @description the latest change */
+            eventId: string;
+        };
+        ConfigPathList: {
+            /** @description this page, newest first */
+            data: components["schemas"]["ConfigPath"][];
+            /** @description pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
+        };
         /**
          * @example {
          *       "path": "config/app.yaml",
@@ -314,6 +333,18 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        CostPeriodTotal: {
+            /** @description YYYY-MM: the event’s `period`, else the UTC month of its time */
+            period: string;
+            currency: string;
+            group: string | null;
+            /** @description sum of `amount`, rounded to 6 decimal places */
+            total: number;
+            events: number;
+            previousTotal: number | null;
+            change: number | null;
+            changePercent: number | null;
+        };
         CostsModuleStatus: {
             module: string;
             eventType: string;
@@ -333,6 +364,18 @@ export interface components {
             oldestEventAt: string | null;
             /** @description days events are kept: project_id’s setting in force, or the install’s (GET /api/projects/{id}/retention says why) */
             retentionDays: number;
+        };
+        CostTotals: {
+            /** @description what a row totals besides month and currency */
+            groupBy: "service" | "provider" | "region" | "none";
+            /** @description newest period first, then currency, then largest total */
+            data: components["schemas"]["CostPeriodTotal"][];
+            /** @description the whole window’s total per currency; amounts in different currencies are never added together */
+            currencies: {
+                currency: string;
+                total: number;
+                events: number;
+            }[];
         };
         /**
          * @description A new API key with its value and webhook secret, which no later response shows again.
@@ -365,6 +408,8 @@ export interface components {
             scopes: ("ingest" | "otlp" | "sentry")[];
             /** @description present when the key has the `sentry` scope: the DSN to give Sentry SDKs (it holds the key; shown in this response only) */
             sentryDsn?: string;
+            /** @description present when the key has the `otlp` scope: the value for `OTEL_EXPORTER_OTLP_ENDPOINT` (PUBLIC_URL, else the scheme and host the request came to) */
+            otlpEndpoint?: string;
             /** Format: date-time */
             createdAt: string;
         };
@@ -417,6 +462,10 @@ export interface components {
             status: "pending" | "succeeded" | "failed";
             /** @description attempts made so far */
             attemptCount: number;
+            /** @description the endpoint’s URL now (a deleted endpoint’s last URL) */
+            endpointUrl: string;
+            /** @description the HTTP status of the latest attempt; null before the first answer or when nothing answered */
+            lastStatusCode: number | null;
             /** @description when the next attempt is due; null once the delivery has ended */
             nextAttemptAt: string | null;
             /** Format: date-time */
@@ -440,6 +489,10 @@ export interface components {
             status: "pending" | "succeeded" | "failed";
             /** @description attempts made so far */
             attemptCount: number;
+            /** @description the endpoint’s URL now (a deleted endpoint’s last URL) */
+            endpointUrl: string;
+            /** @description the HTTP status of the latest attempt; null before the first answer or when nothing answered */
+            lastStatusCode: number | null;
             /** @description when the next attempt is due; null once the delivery has ended */
             nextAttemptAt: string | null;
             /** Format: date-time */
@@ -579,6 +632,23 @@ export interface components {
              * @description when it was disabled
              */
             disabledAt: string;
+        };
+        /** @description How an endpoint’s recent attempts went; `failingSince` on the endpoint says how long it has been failing. */
+        EndpointHealth: {
+            /** @description whe_… */
+            endpointId: string;
+            /** @description finished attempts in the window (in_progress ones are left out) */
+            attempts: number;
+            /** @description attempts answered with a 2xx */
+            succeeded: number;
+            /** @description succeeded / attempts, 0–1, 4 decimal places */
+            successRate: number;
+            /** Format: date-time */
+            lastAttemptAt: string;
+            /** @description in_progress: recorded before the request left, no outcome yet; succeeded: 2xx; failed: any other answer; timeout: no full answer within WEBHOOK_TIMEOUT_MS; network_error: connection failed or reset; refused: the SSRF guard; interrupted: the portal instance sending it stopped (a crash) before recording an outcome — the receiver may have got it; it counts as an attempt and the next one follows once its lease runs out */
+            lastAttemptStatus: "in_progress" | "succeeded" | "failed" | "timeout" | "network_error" | "refused" | "interrupted";
+            /** @description the HTTP status of the latest attempt; null when nothing answered */
+            lastStatusCode: number | null;
         };
         EndpointList: {
             /** @description this page, newest first */
@@ -722,6 +792,36 @@ export interface components {
             }[];
             /** @description the most recent, newest first (at most 20) */
             occurrences: components["schemas"]["ErrorOccurrence"][];
+            /** @description occurrences per release, environment and service, most frequent first; occurrences that named none are not counted */
+            breakdown: {
+                release: {
+                    value: string;
+                    /** @description occurrences that named it, exact */
+                    count: number;
+                    /** Format: date-time */
+                    firstSeen: string;
+                    /** Format: date-time */
+                    lastSeen: string;
+                }[];
+                environment: {
+                    value: string;
+                    /** @description occurrences that named it, exact */
+                    count: number;
+                    /** Format: date-time */
+                    firstSeen: string;
+                    /** Format: date-time */
+                    lastSeen: string;
+                }[];
+                service: {
+                    value: string;
+                    /** @description occurrences that named it, exact */
+                    count: number;
+                    /** Format: date-time */
+                    firstSeen: string;
+                    /** Format: date-time */
+                    lastSeen: string;
+                }[];
+            };
         };
         ErrorGroupList: {
             /** @description this page, newest first */
@@ -774,6 +874,16 @@ export interface components {
             metadata: {
                 [key: string]: unknown;
             };
+            traceId: string | null;
+            spanId: string | null;
+        };
+        ErrorOccurrenceHistogram: {
+            data: {
+                /** Format: date-time */
+                start: string;
+                count: number;
+            }[];
+            total: number;
         };
         ErrorOccurrenceList: {
             /** @description this page, newest first */
@@ -816,6 +926,8 @@ export interface components {
             request?: {
                 [key: string]: unknown;
             };
+            /** @description overrides grouping, as a capture’s and Sentry’s `fingerprint`: occurrences with the same array share a group; `{{ default }}` stands for the computed fingerprint */
+            fingerprint?: string[];
         } & {
             [key: string]: unknown;
         };
@@ -891,6 +1003,20 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        FlagChange: {
+            eventId: string;
+            /** Format: date-time */
+            changedAt: string;
+            enabled: boolean | null;
+            rollout: number | null;
+            actor: string | null;
+        };
+        FlagChangeList: {
+            /** @description this page, newest first */
+            data: components["schemas"]["FlagChange"][];
+            /** @description pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
+        };
         FlagsModuleStatus: {
             module: string;
             eventType: string;
@@ -910,6 +1036,43 @@ export interface components {
             oldestEventAt: string | null;
             /** @description days events are kept: project_id’s setting in force, or the install’s (GET /api/projects/{id}/retention says why) */
             retentionDays: number;
+        };
+        FlagState: {
+            key: string;
+            enabled: boolean | null;
+            rollout: number | null;
+            actor: string | null;
+            /**
+             * Format: date-time
+             * @description time of the latest event
+             */
+            updatedAt: string;
+            /** @description events recorded for this flag */
+            changes: number;
+            /** @description the latest event */
+            eventId: string;
+        };
+        FlagStateDetail: {
+            key: string;
+            enabled: boolean | null;
+            rollout: number | null;
+            actor: string | null;
+            /**
+             * Format: date-time
+             * @description time of the latest event
+             */
+            updatedAt: string;
+            /** @description events recorded for this flag */
+            changes: number;
+            /** @description the latest event */
+            eventId: string;
+            history: components["schemas"]["FlagChangeList"];
+        };
+        FlagStateList: {
+            /** @description this page, newest first */
+            data: components["schemas"]["FlagState"][];
+            /** @description pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
         };
         /**
          * @description The portal’s health and each check’s result.
@@ -1003,6 +1166,30 @@ export interface components {
             /** @description the events not stored, in batch order */
             rejected: components["schemas"]["RejectedEvent"][];
         };
+        LatestDeploy: {
+            service: string;
+            environment: string | null;
+            version: string | null;
+            status: string | null;
+            commit: string | null;
+            /** @description the latest deploy's status is one of failed, failure, error, errored, rolled_back, rollback (any case) */
+            failed: boolean;
+            /**
+             * Format: date-time
+             * @description time of the latest deploy
+             */
+            deployedAt: string;
+            /** @description deploys of this service to this environment */
+            deploys: number;
+            /** @description the latest deploy event */
+            eventId: string;
+        };
+        LatestDeployList: {
+            /** @description this page, newest first */
+            data: components["schemas"]["LatestDeploy"][];
+            /** @description pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
+        };
         /** @description A stored `log` event. */
         LogEvent: {
             /** @description evt_… event id */
@@ -1028,6 +1215,32 @@ export interface components {
             data: components["schemas"]["LogEvent"][];
             /** @description pass as `cursor` for the next page; null on the last page */
             nextCursor: string | null;
+        };
+        LogLevelCounts: {
+            data: {
+                level: string | null;
+                count: number;
+            }[];
+            /** @description logs in the window */
+            total: number;
+        };
+        LogLevelHistogram: {
+            /** @description every bucket of the window, oldest first (empty ones with total 0) */
+            data: {
+                /**
+                 * Format: date-time
+                 * @description the bucket’s first instant
+                 */
+                start: string;
+                total: number;
+                /** @description levels with logs in the bucket */
+                levels: {
+                    level: string | null;
+                    count: number;
+                }[];
+            }[];
+            /** @description logs in the window */
+            total: number;
         };
         /**
          * @example {
@@ -1136,6 +1349,54 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        PerformanceSeries: {
+            metric: string;
+            service: string | null;
+            /** @description the bucket width used */
+            bucket: string;
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            /** @description oldest first; buckets without values are left out */
+            data: {
+                /**
+                 * Format: date-time
+                 * @description bucket start (UTC, aligned to the epoch)
+                 */
+                start: string;
+                count: number;
+                min: number;
+                max: number;
+                /** @description rounded to 6 decimal places */
+                avg: number;
+                /** @description nearest rank: the value at rank ⌈0.50·count⌉ of the sorted values */
+                p50: number;
+                /** @description nearest rank: the value at rank ⌈0.95·count⌉ */
+                p95: number;
+                /** @description nearest rank: the value at rank ⌈0.99·count⌉ */
+                p99: number;
+            }[];
+        };
+        PerformanceSummary: {
+            data: components["schemas"]["PerformanceSummaryRow"][];
+        };
+        PerformanceSummaryRow: {
+            service: string | null;
+            metric: string;
+            unit: string | null;
+            count: number;
+            min: number;
+            max: number;
+            /** @description rounded to 6 decimal places */
+            avg: number;
+            /** @description nearest rank: the value at rank ⌈0.50·count⌉ of the sorted values */
+            p50: number;
+            /** @description nearest rank: the value at rank ⌈0.95·count⌉ */
+            p95: number;
+            /** @description nearest rank: the value at rank ⌈0.99·count⌉ */
+            p99: number;
+        };
         /**
          * @description RFC 9457 problem details (application/problem+json).
          * @example {
@@ -1179,6 +1440,24 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        /** @description How much a project received lately, in total and by event type. */
+        ProjectActivity: {
+            /** @description prj_… */
+            projectId: string;
+            /** @description events with `ts` in the last 24 hours */
+            eventsLast24h: number;
+            /** @description the newest event’s `ts` */
+            lastEventAt: string | null;
+            /** @description by event type (`error` for error occurrences); types without any event are left out. `audit` holds the portal’s own management actions too (project and key created…), so a project that never received an event of its own has only `audit` */
+            types: {
+                [key: string]: {
+                    /** @description events with `ts` in the last 24 hours */
+                    eventsLast24h: number;
+                    /** @description the newest event’s `ts` */
+                    lastEventAt: string | null;
+                };
+            };
+        };
         ProjectInput: {
             /** @description shown in lists and the UI */
             name: string;
@@ -1189,12 +1468,120 @@ export interface components {
             /** @description pass as `cursor` for the next page; null on the last page */
             nextCursor: string | null;
         };
+        ProjectRetention: {
+            projectId: string;
+            /** @description the project’s setting for every type; null when it has none */
+            days: number | null;
+            /** @description the project’s settings per event type */
+            modules: {
+                [key: string]: number;
+            };
+            /** @description by event type: the days in force, and which setting decided */
+            effective: {
+                [key: string]: {
+                    days: number;
+                    /** @description which setting decided: the project’s for this type, the project’s `days`, or the install’s `RETENTION_DAYS[_<TYPE>]` */
+                    source: "project_module" | "project" | "install";
+                    /** @description the module’s status read, which answers its size on disk and oldest event */
+                    statusPath: string;
+                };
+            };
+        };
+        ProjectRetentionInput: {
+            /** @description days for every event type whose module keeps no default of its own (audit does); null: the install’s settings */
+            days: number | null;
+            /** @description days per event type, over `days` and the install’s settings */
+            modules?: {
+                /** @description days an event is kept; it goes within a day after that (whole UTC days) */
+                audit?: number;
+                /** @description days an event is kept; it goes within a day after that (whole UTC days) */
+                config?: number;
+                /** @description days an event is kept; it goes within a day after that (whole UTC days) */
+                cost?: number;
+                /** @description days an event is kept; it goes within a day after that (whole UTC days) */
+                deploy?: number;
+                /** @description days an event is kept; it goes within a day after that (whole UTC days) */
+                error?: number;
+                /** @description days an event is kept; it goes within a day after that (whole UTC days) */
+                feature_flag?: number;
+                /** @description days an event is kept; it goes within a day after that (whole UTC days) */
+                log?: number;
+                /** @description days an event is kept; it goes within a day after that (whole UTC days) */
+                performance?: number;
+                /** @description days an event is kept; it goes within a day after that (whole UTC days) */
+                repository?: number;
+                /** @description days an event is kept; it goes within a day after that (whole UTC days) */
+                tenant?: number;
+                /** @description days an event is kept; it goes within a day after that (whole UTC days) */
+                trace?: number;
+                /** @description days an event is kept; it goes within a day after that (whole UTC days) */
+                video?: number;
+                /** @description days an event is kept; it goes within a day after that (whole UTC days) */
+                webhook?: number;
+            };
+        };
         /** @description An event that was not stored, and why. */
         RejectedEvent: {
             /** @description zero-based position in `events` */
             index: number;
             /** @description the field and the problem, e.g. `data.actor: required` */
             reason: string;
+        };
+        ReportedDestination: {
+            /** @description the attempts’ `destination`, else their URL */
+            destination: string;
+            /** @description URL of the latest attempt */
+            url: string;
+            attempts: number;
+            /** @description attempts with a 2xx status code */
+            succeeded: number;
+            /** @description every other attempt, including those reported without a status code */
+            failed: number;
+            /** @description succeeded / attempts, 0–1, 4 decimal places */
+            successRate: number;
+            /** Format: date-time */
+            lastAttemptAt: string;
+            lastStatusCode: number | null;
+        };
+        ReportedDestinations: {
+            data: components["schemas"]["ReportedDestination"][];
+        };
+        RepositoryAuthor: {
+            author: string;
+            /** @description events in the window */
+            commits: number;
+            /** Format: date-time */
+            firstCommitAt: string;
+            /** Format: date-time */
+            lastCommitAt: string;
+            lastRepo: string;
+            lastBranch: string | null;
+            lastCommit: string | null;
+        };
+        RepositoryAuthorList: {
+            /** @description this page, newest first */
+            data: components["schemas"]["RepositoryAuthor"][];
+            /** @description pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        RepositoryBranch: {
+            repo: string;
+            branch: string | null;
+            provider: string | null;
+            /** @description events in the window */
+            commits: number;
+            lastCommit: string | null;
+            lastAuthor: string | null;
+            /** Format: date-time */
+            lastPushedAt: string;
+            /** @description the latest event */
+            eventId: string;
+        };
+        RepositoryBranchList: {
+            /** @description this page, newest first */
+            data: components["schemas"]["RepositoryBranch"][];
+            /** @description pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
         };
         /** @description A stored `repository` event. */
         RepositoryEvent: {
@@ -1263,6 +1650,19 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        RotatedEndpointSecret: {
+            /** @description the endpoint */
+            id: string;
+            /** @description whsec_… (Standard Webhooks form); shown in this response only */
+            secret: string;
+            /** @description whs_…: the secret version; attempts name the version that signed them */
+            secretId: string;
+            /**
+             * Format: date-time
+             * @description until then every attempt carries a signature by each version
+             */
+            previousSecretExpiresAt: string;
+        };
         /**
          * @description What Sentry’s own endpoints answer: the id of the event taken.
          * @example {
@@ -1272,6 +1672,29 @@ export interface components {
         SentryAccepted: {
             /** @description the id of the first event or transaction, as Sentry answers; null when the request held none */
             id: string | null;
+        };
+        Span: {
+            eventId: string;
+            spanId: string;
+            parentSpanId: string | null;
+            serviceName: string | null;
+            name: string | null;
+            /**
+             * Format: date-time
+             * @description the span event’s `ts`
+             */
+            startedAt: string;
+            durationMs: number | null;
+            /** @description the span event’s payload as sent */
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        SpanSummary: {
+            spanId: string;
+            name: string | null;
+            serviceName: string | null;
+            durationMs: number | null;
         };
         /** @description One stack frame; only in-app frames count for grouping. */
         StackFrame: {
@@ -1325,6 +1748,56 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        TenantPlan: {
+            /** @description the project the plan is for (the event’s `projectId`, else the sending project) */
+            projectId: string;
+            /** @description from the latest event */
+            plan: string;
+            ingestLimitPerSecond: number | null;
+            /**
+             * Format: date-time
+             * @description time of the latest event
+             */
+            updatedAt: string;
+            changes: number;
+            /** @description the latest event */
+            eventId: string;
+        };
+        TenantPlanChange: {
+            eventId: string;
+            /** Format: date-time */
+            changedAt: string;
+            plan: string;
+            ingestLimitPerSecond: number | null;
+        };
+        TenantPlanChangeList: {
+            /** @description this page, newest first */
+            data: components["schemas"]["TenantPlanChange"][];
+            /** @description pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        TenantPlanDetail: {
+            /** @description the project the plan is for (the event’s `projectId`, else the sending project) */
+            projectId: string;
+            /** @description from the latest event */
+            plan: string;
+            ingestLimitPerSecond: number | null;
+            /**
+             * Format: date-time
+             * @description time of the latest event
+             */
+            updatedAt: string;
+            changes: number;
+            /** @description the latest event */
+            eventId: string;
+            history: components["schemas"]["TenantPlanChangeList"];
+        };
+        TenantPlanList: {
+            /** @description this page, newest first */
+            data: components["schemas"]["TenantPlan"][];
+            /** @description pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
+        };
         TenantsModuleStatus: {
             module: string;
             eventType: string;
@@ -1344,6 +1817,76 @@ export interface components {
             oldestEventAt: string | null;
             /** @description days events are kept: project_id’s setting in force, or the install’s (GET /api/projects/{id}/retention says why) */
             retentionDays: number;
+        };
+        Trace: {
+            traceId: string;
+            rootSpan: components["schemas"]["SpanSummary"];
+            spanCount: number;
+            /** @description services with a span in the trace, by name */
+            services: string[];
+            /**
+             * Format: date-time
+             * @description the earliest span’s time
+             */
+            startedAt: string;
+            /** @description from the earliest span’s start to the latest end (start + durationMs) of any span */
+            durationMs: number;
+        };
+        TraceDetail: {
+            traceId: string;
+            rootSpan: components["schemas"]["SpanSummary"] | null;
+            spanCount: number;
+            /** @description services with a span in the trace, by name */
+            services: string[];
+            /**
+             * Format: date-time
+             * @description the earliest span’s time
+             */
+            startedAt: string;
+            /** @description from the earliest span’s start to the latest end (start + durationMs) of any span */
+            durationMs: number;
+            /** @description in start order, at most 10000 */
+            spans: components["schemas"]["Span"][];
+            /** @description true when the trace has more than 10000 spans */
+            truncated: boolean;
+        };
+        /** @description An occurrence with the group it belongs to. */
+        TraceErrorOccurrence: {
+            /** @description occ_…, or the evt_… of an ingested error event */
+            id: string;
+            /** @description the fingerprint computed for it */
+            fingerprint: string;
+            /** Format: date-time */
+            timestamp: string;
+            /** Format: date-time */
+            receivedAt: string;
+            name: string;
+            message: string;
+            stack: string | null;
+            frames: components["schemas"]["StackFrame"][] | null;
+            release: string | null;
+            environment: string | null;
+            service: string | null;
+            request: {
+                [key: string]: unknown;
+            } | null;
+            /** @description the capture’s fields beyond the known ones */
+            metadata: {
+                [key: string]: unknown;
+            };
+            traceId: string | null;
+            spanId: string | null;
+            /** @description the fingerprint its group is known by: `GET /api/errors/groups/{fingerprint}` */
+            groupFingerprint: string;
+            groupName: string;
+            /** @description triage state; an occurrence reopens a resolved group */
+            groupStatus: "unresolved" | "resolved" | "ignored";
+        };
+        TraceErrorOccurrenceList: {
+            /** @description this page, newest first */
+            data: components["schemas"]["TraceErrorOccurrence"][];
+            /** @description pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
         };
         /** @description A stored `trace` event. */
         TraceEvent: {
@@ -1368,6 +1911,12 @@ export interface components {
         TraceEventList: {
             /** @description this page, newest first */
             data: components["schemas"]["TraceEvent"][];
+            /** @description pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        TraceList: {
+            /** @description this page, newest first */
+            data: components["schemas"]["Trace"][];
             /** @description pass as `cursor` for the next page; null on the last page */
             nextCursor: string | null;
         };
@@ -1436,6 +1985,64 @@ export interface components {
         VideoEventList: {
             /** @description this page, newest first */
             data: components["schemas"]["VideoEvent"][];
+            /** @description pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        VideoJob: {
+            jobId: string;
+            status: string | null;
+            targetUrl: string | null;
+            artifactUrl: string | null;
+            /**
+             * Format: date-time
+             * @description time of the job’s first event
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description time of the job’s latest event
+             */
+            updatedAt: string;
+            events: number;
+            /** @description the latest event */
+            eventId: string;
+        };
+        VideoJobDetail: {
+            jobId: string;
+            status: string | null;
+            targetUrl: string | null;
+            artifactUrl: string | null;
+            /**
+             * Format: date-time
+             * @description time of the job’s first event
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description time of the job’s latest event
+             */
+            updatedAt: string;
+            events: number;
+            /** @description the latest event */
+            eventId: string;
+            history: components["schemas"]["VideoJobEventList"];
+        };
+        VideoJobEvent: {
+            eventId: string;
+            /** Format: date-time */
+            ts: string;
+            status: string | null;
+            artifactUrl: string | null;
+        };
+        VideoJobEventList: {
+            /** @description this page, newest first */
+            data: components["schemas"]["VideoJobEvent"][];
+            /** @description pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        VideoJobList: {
+            /** @description this page, newest first */
+            data: components["schemas"]["VideoJob"][];
             /** @description pass as `cursor` for the next page; null on the last page */
             nextCursor: string | null;
         };

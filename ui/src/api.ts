@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
+import type { components } from './api-types.generated.ts'
 
 const TOKEN_KEY = 'portal.accessToken'
 
@@ -51,10 +52,8 @@ export function queryString(params: Record<string, string | number | undefined |
   return text ? `?${text}` : ''
 }
 
-export interface Page<T> {
-  data: T[]
-  nextCursor: string | null
-}
+/** The list envelope of every list read (`ProjectList`, `FlagStateList`, …), over any item. */
+export type Page<T> = Omit<components['schemas']['ProjectList'], 'data'> & { data: T[] }
 
 export interface Loaded<T> {
   data?: T

@@ -16,27 +16,20 @@ import { AuditPage } from './pages/audit.tsx'
 import { TenantPage, TenantsPage } from './pages/tenants.tsx'
 import { VideoJobPage, VideoJobsPage } from './pages/video.tsx'
 import { StoragePage } from './pages/storage.tsx'
-
-/** Project sections, in the order of the navigation. */
-const SECTIONS: [path: string, label: string][] = [
-  ['errors', 'Errors'],
-  ['logs', 'Logs'],
-  ['traces', 'Traces'],
-  ['deploys', 'Deploys'],
-  ['costs', 'Costs'],
-  ['performance', 'Performance'],
-  ['flags', 'Feature flags'],
-  ['webhooks', 'Webhooks'],
-  ['audit', 'Audit'],
-  ['tenants', 'Tenants'],
-  ['video', 'Video jobs'],
-  ['keys', 'API keys'],
-  ['storage', 'Storage'],
-]
+import { ConfigsPage } from './pages/configs.tsx'
+import { RepositoryPage } from './pages/repository.tsx'
+import { ModuleEventsPage } from './pages/module-events.tsx'
+import { OverviewPage } from './pages/overview.tsx'
+import { navigationEntries, useModules } from './modules.tsx'
+import { useDocumentTitle } from './title.ts'
 
 // Each page takes its pattern's named segments as props.
 const ROUTES: [pattern: string, page: ComponentType<any>][] = [
   ['/', ProjectsPage],
+  ['/p/:project', OverviewPage],
+  ['/p/:project/configs', ConfigsPage],
+  ['/p/:project/repository', RepositoryPage],
+  ['/p/:project/events/:type', ModuleEventsPage],
   ['/p/:project/keys', KeysPage],
   ['/p/:project/storage', StoragePage],
   ['/p/:project/errors', ErrorGroupsPage],
@@ -124,6 +117,7 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut(): void }) {
   const { path } = useLocation()
   const found = findRoute(path)
   const projectId = found?.params.project
+  useDocumentTitle(path, found?.params)
   return (
     <>
       <a href="#main" class="skip">
@@ -166,9 +160,13 @@ function ProjectName({ id }: { id: string }) {
 }
 
 function ProjectNav({ project, path }: { project: string; path: string }) {
+  const modules = useModules(project)
   return (
     <nav class="sections" aria-label="Project sections">
-      {SECTIONS.map(([section, label]) => {
+      <Link href={`/p/${project}`} aria-current={path === `/p/${project}` || path === `/p/${project}/` ? 'page' : undefined}>
+        Overview
+      </Link>
+      {navigationEntries(modules).map(({ path: section, label }) => {
         const href = `/p/${project}/${section}`
         const current = path === href || path.startsWith(`${href}/`)
         return (

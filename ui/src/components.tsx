@@ -45,7 +45,9 @@ export function PagedTable<T>(props: { list: Paged<T, any>; columns: Column<T>[]
 }
 
 export function Table<T>(props: { columns: Column<T>[]; items: T[]; rowKey(item: T): string }) {
+  // the table scrolls inside its box, so a narrow screen never scrolls the page sideways
   return (
+    <div class="scroll">
     <table>
       <thead>
         <tr>
@@ -66,6 +68,7 @@ export function Table<T>(props: { columns: Column<T>[]; items: T[]; rowKey(item:
         ))}
       </tbody>
     </table>
+    </div>
   )
 }
 
@@ -73,16 +76,10 @@ export interface FilterField {
   /** the URL and API query parameter */
   name: string
   label: string
-  kind?: 'text' | 'time' | 'select'
+  kind?: 'text' | 'select'
   options?: [value: string, label: string][]
   placeholder?: string
 }
-
-/** `from` (inclusive) and `to` (exclusive), as every time-windowed read takes them. */
-export const TIME_RANGE: FilterField[] = [
-  { name: 'from', label: 'From', kind: 'time' },
-  { name: 'to', label: 'To', kind: 'time' },
-]
 
 /** Filters written into the URL's query on submit; the page reads them back from there. */
 export function Filters(props: { fields: FilterField[]; children?: ComponentChildren }) {
@@ -93,7 +90,7 @@ export function Filters(props: { fields: FilterField[]; children?: ComponentChil
     const updates: Record<string, string | undefined> = {}
     for (const field of props.fields) {
       const value = String(form.get(field.name) ?? '').trim()
-      updates[field.name] = field.kind === 'time' && value ? new Date(value).toISOString() : value
+      updates[field.name] = value
     }
     navigate(withParams(updates))
   }
@@ -125,25 +122,11 @@ function FilterInput({ field, value }: { field: FilterField; value: string }) {
       </select>
     )
   }
-  if (field.kind === 'time') return <input type="datetime-local" name={field.name} defaultValue={value ? localInputValue(value) : ''} step={1} />
   return <input type="search" name={field.name} defaultValue={value} placeholder={field.placeholder} />
 }
 
-/** `datetime-local` wants local time without a zone. */
-function localInputValue(iso: string): string {
-  const date = new Date(iso)
-  if (Number.isNaN(date.getTime())) return ''
-  return new Date(date.getTime() - date.getTimezoneOffset() * 60_000).toISOString().slice(0, 19)
-}
-
-export function Time({ iso }: { iso: string | null | undefined }) {
-  if (!iso) return <span class="muted">—</span>
-  return (
-    <time dateTime={iso} title={iso}>
-      {new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' })}
-    </time>
-  )
-}
+// Relative, with the absolute time (in the chosen zone) on hover: one Time for the whole app.
+export { Time } from './components/time.tsx'
 
 export function Badge({ value, tone }: { value: string; tone?: string }) {
   return <span class={`badge ${tone ?? value}`}>{value}</span>

@@ -1,15 +1,17 @@
 import { queryString, usePaged } from '../api.ts'
-import { Filters, Json, PagedTable, Time, TIME_RANGE } from '../components.tsx'
+import { Filters, Json, PagedTable, Time } from '../components.tsx'
+import { TimeRangeControl, useTimeRange } from '../components/time.tsx'
 import { useFilters } from '../router.tsx'
 import type { components } from '../api-types.generated.ts'
 
 type AuditEvent = components['schemas']['AuditEvent']
 
-const FILTERS = ['actor', 'action', 'resource', 'from', 'to']
+const FILTERS = ['actor', 'action', 'resource']
 
 export function AuditPage({ project }: { project: string }) {
   const filters = useFilters(FILTERS)
-  const list = usePaged<AuditEvent>(`/api/modules/audit/events${queryString({ project_id: project, ...filters })}`)
+  const range = useTimeRange('7d')
+  const list = usePaged<AuditEvent>(`/api/modules/audit/events${queryString({ project_id: project, ...filters, from: range.from, to: range.listTo })}`)
   return (
     <section>
       <h1>Audit</h1>
@@ -19,9 +21,9 @@ export function AuditPage({ project }: { project: string }) {
           { name: 'actor', label: 'Actor' },
           { name: 'action', label: 'Action' },
           { name: 'resource', label: 'Resource' },
-          ...TIME_RANGE,
         ]}
       />
+      <TimeRangeControl range={range} />
       <PagedTable
         list={list}
         what="audit events"

@@ -1,22 +1,10 @@
 import { queryString, useGet } from '../api.ts'
 import { BarChart, Filters, LoadState, Table } from '../components.tsx'
 import { useFilters } from '../router.tsx'
+import type { components } from '../api-types.generated.ts'
 
-interface PeriodTotal {
-  period: string
-  currency: string
-  group: string | null
-  total: number
-  events: number
-  previousTotal: number | null
-  changePercent: number | null
-}
-
-interface CostTotals {
-  groupBy: string
-  data: PeriodTotal[]
-  currencies: { currency: string; total: number; events: number }[]
-}
+type PeriodTotal = components['schemas']['CostPeriodTotal']
+type CostTotals = components['schemas']['CostTotals']
 
 const FILTERS = ['group_by', 'currency', 'from_period', 'to_period', 'service', 'provider', 'region']
 

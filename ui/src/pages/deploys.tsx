@@ -1,25 +1,18 @@
 import { queryString, usePaged } from '../api.ts'
 import { Badge, Filters, PagedTable, Time } from '../components.tsx'
 import { Link, useFilters, withParams } from '../router.tsx'
+import { TimeRangeControl, useTimeRange } from '../components/time.tsx'
+import { DeployErrors, deployRelease, NewErrorsLink } from '../components/deploy-links.tsx'
 import type { components } from '../api-types.generated.ts'
 
-interface LatestDeploy {
-  service: string
-  environment: string | null
-  version: string | null
-  status: string | null
-  commit: string | null
-  failed: boolean
-  deployedAt: string
-  deploys: number
-}
-
+type LatestDeploy = components['schemas']['LatestDeploy']
 type DeployEvent = components['schemas']['DeployEvent']
 
 export function DeploysPage({ project }: { project: string }) {
-  const { service, environment, status } = useFilters(['service', 'environment', 'status'])
+  const { service, environment, status, release } = useFilters(['service', 'environment', 'status', 'release'])
+  const range = useTimeRange('7d')
   const latest = usePaged<LatestDeploy>(`/api/modules/deploys/latest${queryString({ project_id: project, service, environment })}`)
-  const history = usePaged<DeployEvent>(`/api/modules/deploys/events${queryString({ project_id: project, service, environment, status })}`)
+  const history = usePaged<DeployEvent>(`/api/modules/deploys/events${queryString({ project_id: project, service, environment, status, release, from: range.from, to: range.listTo })}`)
   return (
     <section>
       <h1>Deploys</h1>
@@ -28,8 +21,11 @@ export function DeploysPage({ project }: { project: string }) {
           { name: 'service', label: 'Service' },
           { name: 'environment', label: 'Environment' },
           { name: 'status', label: 'Status (history)' },
+          { name: 'release', label: 'Release (history)' },
         ]}
       />
+      <TimeRangeControl range={range} />
+      <DeployErrors project={project} range={range} deploys={history.items} />
       <h2>Latest per service and environment</h2>
       <PagedTable
         list={latest}
@@ -59,6 +55,8 @@ export function DeploysPage({ project }: { project: string }) {
           { title: 'Version', render: (event) => event.data.version ?? '—' },
           { title: 'Status', render: (event) => (event.data.status ? <Badge value={event.data.status} /> : '—') },
           { title: 'Commit', render: (event) => <code>{event.data.commit?.slice(0, 10) ?? '—'}</code> },
+          { title: 'Release', render: (event) => deployRelease(event) ?? '—' },
+          { title: 'Errors', render: (event) => <NewErrorsLink project={project} deploy={event} /> },
         ]}
       />
     </section>

@@ -1,16 +1,17 @@
-import { api, queryString, useGet, usePaged } from '../api.ts'
-import { Badge, BarChart, Filters, Json, LoadState, PagedTable, Table, Time, useAction } from '../components.tsx'
+import { useState } from 'preact/hooks'
+import { usePaged } from '../api.ts'
+import { queryString } from '../api.ts'
+import { Badge, Filters, PagedTable, Time } from '../components.tsx'
 import { useCanWrite } from '../identity.ts'
 import { Link, useFilters } from '../router.tsx'
+import { TimeRangeControl, useTimeRange } from '../components/time.tsx'
+import { BulkActions, ErrorVolume } from '../components/error-stream.tsx'
 import type { components } from '../api-types.generated.ts'
 
 type Schemas = components['schemas']
-type GroupStatus = Schemas['ErrorGroupStatus']
 type ErrorGroup = Schemas['ErrorGroup']
-type Occurrence = Schemas['ErrorOccurrence']
-type ErrorGroupDetail = Schemas['ErrorGroupDetail']
 
-const FILTERS = ['q', 'status', 'environment', 'release', 'service', 'sort']
+const FILTERS = ['q', 'status', 'environment', 'release', 'first_release', 'service', 'sort']
 
 /** Fourteen small bars, one per UTC day, so that a spike or a quiet group shows in the stream itself. */
 function DaySparkline({ days }: { days: ErrorGroup['countsPerDay'] }) {
@@ -38,7 +39,11 @@ function StatusBadges({ group }: { group: Pick<ErrorGroup, 'status' | 'regressed
 
 export function ErrorGroupsPage({ project }: { project: string }) {
   const filters = useFilters(FILTERS)
-  const list = usePaged<ErrorGroup>(`/api/errors/groups${queryString({ project_id: project, ...filters })}`)
+  const range = useTimeRange('7d')
+  const list = usePaged<ErrorGroup>(`/api/errors/groups${queryString({ project_id: project, ...filters, from: range.from, to: range.listTo })}`)
+  const canWrite = useCanWrite()
+  const [selected, setSelected] = useState<string[]>([])
+  const toggle = (fingerprint: string, on: boolean) => setSelected((chosen) => (on ? [...chosen, fingerprint] : chosen.filter((item) => item !== fingerprint)))
   return (
     <section>
       <h1>Errors</h1>
@@ -58,6 +63,7 @@ export function ErrorGroupsPage({ project }: { project: string }) {
           },
           { name: 'environment', label: 'Environment' },
           { name: 'release', label: 'Release' },
+          { name: 'first_release', label: 'First seen in release' },
           { name: 'service', label: 'Service' },
           {
             name: 'sort',
@@ -71,12 +77,30 @@ export function ErrorGroupsPage({ project }: { project: string }) {
           },
         ]}
       />
+      <TimeRangeControl range={range} />
+      <ErrorVolume project={project} range={range} />
+      {canWrite && <BulkActions project={project} selected={selected} groups={list.items} onDone={() => (setSelected([]), list.reload())} />}
       <PagedTable
         list={list}
         what="error groups"
         emptyText="No error group matches: nothing was captured, or the filters exclude everything."
         rowKey={(group) => group.fingerprint}
         columns={[
+          ...(canWrite
+            ? [
+                {
+                  title: 'Select',
+                  render: (group: ErrorGroup) => (
+                    <input
+                      type="checkbox"
+                      aria-label={`Select ${group.name}: ${group.message}`}
+                      checked={selected.includes(group.fingerprint)}
+                      onChange={(event) => toggle(group.fingerprint, event.currentTarget.checked)}
+                    />
+                  ),
+                },
+              ]
+            : []),
           { title: 'Status', render: (group) => <StatusBadges group={group} /> },
           {
             title: 'Error',
@@ -97,95 +121,4 @@ export function ErrorGroupsPage({ project }: { project: string }) {
   )
 }
 
-export function ErrorGroupPage({ project, fingerprint }: { project: string; fingerprint: string }) {
-  const canWrite = useCanWrite()
-  const detail = useGet<ErrorGroupDetail>(`/api/errors/groups/${fingerprint}`)
-  const [error, run] = useAction()
-  const group = detail.data
-  const triage = (status: GroupStatus) => run(() => api('PATCH', `/api/errors/groups/${fingerprint}`, { status }).then(detail.reload))
-  return (
-    <section>
-      <p>
-        <Link href={`/p/${project}/errors`}>← All errors</Link>
-      </p>
-      <LoadState loading={detail.loading && !group} error={detail.error} what="the error group" />
-      {group && (
-        <>
-          <h1>
-            {group.name}: <span class="message">{group.message}</span>
-          </h1>
-          <p class="facts">
-            <StatusBadges group={group} /> {group.count.toLocaleString()} events · first seen <Time iso={group.firstSeen} /> · last seen <Time iso={group.lastSeen} />
-          </p>
-          {canWrite && (
-            <div class="actions" role="group" aria-label="Triage">
-              {(['resolved', 'ignored', 'unresolved'] as const)
-                .filter((status) => status !== group.status)
-                .map((status) => (
-                  <button type="button" onClick={() => triage(status)}>
-                    {{ resolved: 'Resolve', ignored: 'Ignore', unresolved: 'Reopen' }[status]}
-                  </button>
-                ))}
-              {error && <span role="alert" class="error">{error}</span>}
-            </div>
-          )}
-          <dl class="meta">
-            <dt>Environments</dt>
-            <dd>{group.environments.join(', ') || '—'}</dd>
-            <dt>Releases</dt>
-            <dd>{group.releases.join(', ') || '—'}</dd>
-            <dt>Services</dt>
-            <dd>{group.services.join(', ') || '—'}</dd>
-            <dt>Fingerprint</dt>
-            <dd>
-              <code>{group.fingerprint}</code>
-            </dd>
-          </dl>
-          <BarChart title="Events per day, last 14 days (UTC)" bars={group.countsPerDay.map((day) => ({ label: day.date.slice(5), value: day.count }))} />
-          {group.occurrences[0] && <LatestOccurrence occurrence={group.occurrences[0]} />}
-          <h2>Recent occurrences</h2>
-          <Table
-            items={group.occurrences}
-            rowKey={(occurrence) => occurrence.id}
-            columns={[
-              { title: 'When', render: (occurrence) => <Time iso={occurrence.timestamp} /> },
-              { title: 'Message', render: (occurrence) => occurrence.message },
-              { title: 'Release', render: (occurrence) => occurrence.release ?? '—' },
-              { title: 'Environment', render: (occurrence) => occurrence.environment ?? '—' },
-              { title: 'Service', render: (occurrence) => occurrence.service ?? '—' },
-            ]}
-          />
-        </>
-      )}
-    </section>
-  )
-}
-
-function LatestOccurrence({ occurrence }: { occurrence: Occurrence }) {
-  return (
-    <>
-      <h2>Latest occurrence</h2>
-      <h3>Stack trace</h3>
-      {occurrence.frames?.length ? (
-        <ol class="frames">
-          {occurrence.frames.map((frame) => (
-            <li class={frame.inApp ? 'in-app' : undefined}>
-              <code>{frame.function ?? '<anonymous>'}</code> <span class="muted">{[frame.module ?? frame.filename, frame.lineno, frame.colno].filter((part) => part !== null).join(':')}</span>
-              {frame.inApp && <Badge value="in app" tone="inapp" />}
-            </li>
-          ))}
-        </ol>
-      ) : (
-        <pre class="stack">{occurrence.stack ?? 'No stack trace was captured.'}</pre>
-      )}
-      {occurrence.request && (
-        <>
-          <h3>Request</h3>
-          <Json value={occurrence.request} />
-        </>
-      )}
-      <h3>Metadata</h3>
-      {Object.keys(occurrence.metadata).length ? <Json value={occurrence.metadata} /> : <p class="muted">No metadata beyond the known fields.</p>}
-    </>
-  )
-}
+export { ErrorGroupPage } from './error-group.tsx'

@@ -1,24 +1,11 @@
-import { queryString, usePaged, type Page } from '../api.ts'
+import { queryString, usePaged } from '../api.ts'
 import { Badge, PagedTable, Time } from '../components.tsx'
 import { Link } from '../router.tsx'
 import { StateWithHistory } from './state-history.tsx'
+import type { components } from '../api-types.generated.ts'
 
-interface FlagState {
-  key: string
-  enabled: boolean | null
-  rollout: number | null
-  actor: string | null
-  updatedAt: string
-  changes: number
-}
-
-interface FlagChange {
-  eventId: string
-  changedAt: string
-  enabled: boolean | null
-  rollout: number | null
-  actor: string | null
-}
+type FlagState = components['schemas']['FlagState']
+type FlagChange = components['schemas']['FlagChange']
 
 const Enabled = ({ enabled }: { enabled: boolean | null }) => (enabled === null ? <span class="muted">not said</span> : <Badge value={enabled ? 'on' : 'off'} />)
 const Rollout = ({ rollout }: { rollout: number | null }) => <>{rollout === null ? '—' : `${rollout}%`}</>
@@ -48,7 +35,7 @@ export function FlagsPage({ project }: { project: string }) {
 
 export function FlagPage({ project, flag: flagKey }: { project: string; flag: string }) {
   return (
-    <StateWithHistory<FlagState & { history: Page<FlagChange> }, FlagChange>
+    <StateWithHistory<components['schemas']['FlagStateDetail'], FlagChange>
       path={`/api/flags/flags/${encodeURIComponent(flagKey)}${queryString({ project_id: project })}`}
       back={[`/p/${project}/flags`, 'All flags']}
       what="the flag"

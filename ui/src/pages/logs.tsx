@@ -1,15 +1,13 @@
 import type { TargetedSubmitEvent } from 'preact'
 import { queryString, useGet, usePaged } from '../api.ts'
-import { Badge, Filters, Json, PagedTable, Time, TIME_RANGE, useInterval } from '../components.tsx'
+import { Badge, Filters, Json, PagedTable, Time, useInterval } from '../components.tsx'
+import { TimeRangeControl, useTimeRange } from '../components/time.tsx'
+import { LogVolume, LogTraceLinks, TraceFilterChip } from '../components/log-links.tsx'
 import { Link, navigate, useFilters, useLocation, withParams } from '../router.tsx'
 import type { components } from '../api-types.generated.ts'
 
 type LogEvent = components['schemas']['LogEvent']
-
-interface LevelCounts {
-  data: { level: string | null; count: number }[]
-  total: number
-}
+type LevelCounts = components['schemas']['LogLevelCounts']
 
 const REFRESH_MS = 5000
 const FIELD_PREFIX = 'field.'
@@ -18,8 +16,10 @@ export function LogsPage({ project }: { project: string }) {
   const { params } = useLocation()
   const live = params.get('live') === '1'
   const fieldFilters = [...params.entries()].filter(([name]) => name.startsWith(FIELD_PREFIX))
-  const { q, level, ...scope } = useFilters(['q', 'level', 'module', 'from', 'to'])
-  const filters = { ...scope, q, level, ...Object.fromEntries(fieldFilters) }
+  const { q, level, module, trace_id } = useFilters(['q', 'level', 'module', 'trace_id'])
+  const range = useTimeRange('24h')
+  const scope = { module, from: range.from, to: range.listTo }
+  const filters = { ...scope, q, level, trace_id, ...Object.fromEntries(fieldFilters) }
   const list = usePaged<LogEvent>(`/api/modules/logs/events${queryString({ project_id: project, ...filters })}`)
   const levels = useGet<LevelCounts>(`/api/modules/logs/levels${queryString({ project_id: project, ...scope })}`)
   useInterval(live, REFRESH_MS, list.reload)
@@ -32,10 +32,12 @@ export function LogsPage({ project }: { project: string }) {
           { name: 'q', label: 'Search text' },
           { name: 'level', label: 'Level' },
           { name: 'module', label: 'Module' },
-          ...TIME_RANGE,
         ]}
       />
+      <TimeRangeControl range={range} />
       <FieldFilter active={fieldFilters} />
+      {trace_id && <TraceFilterChip project={project} traceId={trace_id} />}
+      <LogVolume project={project} range={range} module={module} />
       {levels.data && levels.data.total > 0 && (
         <p class="levels" aria-label="Logs per level">
           {levels.data.data.map((row) => (
@@ -59,6 +61,7 @@ export function LogsPage({ project }: { project: string }) {
           { title: 'Level', render: (log) => (log.data.level ? <Badge value={log.data.level} tone={`level-${log.data.level.toLowerCase()}`} /> : '—') },
           { title: 'Module', render: (log) => log.data.module ?? '—' },
           { title: 'Message', render: (log) => <LogMessage log={log} /> },
+          { title: 'Links', render: (log) => <LogTraceLinks project={project} log={log} /> },
         ]}
       />
     </section>

@@ -1,33 +1,17 @@
 import { queryString, useGet } from '../api.ts'
-import { Filters, LineChart, LoadState, Table, TIME_RANGE } from '../components.tsx'
+import { Filters, LineChart, LoadState, Table } from '../components.tsx'
+import { TimeRangeControl, useTimeRange } from '../components/time.tsx'
 import { Link, useFilters, withParams } from '../router.tsx'
+import type { components } from '../api-types.generated.ts'
 
-interface Stats {
-  count: number
-  min: number
-  max: number
-  avg: number
-  p50: number
-  p95: number
-  p99: number
-}
-
-interface SummaryRow extends Stats {
-  service: string | null
-  metric: string
-  unit: string | null
-}
-
-interface Series {
-  metric: string
-  service: string | null
-  bucket: string
-  data: (Stats & { start: string })[]
-}
+type Summary = components['schemas']['PerformanceSummary']
+type Series = components['schemas']['PerformanceSeries']
 
 export function PerformancePage({ project }: { project: string }) {
-  const { metric: chosen, ...scope } = useFilters(['metric', 'service', 'from', 'to'])
-  const summary = useGet<{ data: SummaryRow[] }>(`/api/modules/performance/summary${queryString({ project_id: project, ...scope })}`)
+  const { metric: chosen, service: chosenService } = useFilters(['metric', 'service'])
+  const range = useTimeRange('24h')
+  const scope = { service: chosenService, from: range.from, to: range.to }
+  const summary = useGet<Summary>(`/api/modules/performance/summary${queryString({ project_id: project, ...scope })}`)
   const rows = summary.data?.data
   // Until a metric is chosen, the chart shows the first one the summary lists.
   const metric = chosen ?? rows?.[0]?.metric
@@ -39,9 +23,9 @@ export function PerformancePage({ project }: { project: string }) {
       <Filters
         fields={[
           { name: 'service', label: 'Service' },
-          ...TIME_RANGE,
         ]}
       />
+      <TimeRangeControl range={range} />
       {metric && (
         <>
           <h2>

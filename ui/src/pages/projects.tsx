@@ -1,6 +1,6 @@
 import type { TargetedSubmitEvent } from 'preact'
 import { useState } from 'preact/hooks'
-import { api, usePaged } from '../api.ts'
+import { api, useGet, usePaged } from '../api.ts'
 import { Badge, ConfirmButton, OnceNotice, PagedTable, Time, useAction } from '../components.tsx'
 import { useCanWrite } from '../identity.ts'
 import { Link } from '../router.tsx'
@@ -10,6 +10,7 @@ export type Project = components['schemas']['Project']
 type ApiKey = components['schemas']['ApiKey']
 type CreatedKey = components['schemas']['CreatedApiKey']
 type KeyScope = ApiKey['scopes'][number]
+type ProjectActivity = components['schemas']['ProjectActivity']
 
 const SCOPES: [KeyScope, string][] = [
   ['ingest', 'Signed ingest (POST /api/ingest)'],
@@ -22,7 +23,7 @@ function createdKeySettings(created: CreatedKey): [label: string, value: string]
   const settings: [string, string][] = [['API key', created.key]]
   if (created.scopes.includes('ingest')) settings.push(['Webhook secret', created.webhookSecret])
   if (created.scopes.includes('otlp')) {
-    settings.push(['OpenTelemetry endpoint', `OTEL_EXPORTER_OTLP_ENDPOINT=${location.origin}/api/otlp`])
+    settings.push(['OpenTelemetry endpoint', `OTEL_EXPORTER_OTLP_ENDPOINT=${created.otlpEndpoint ?? `${location.origin}/api/otlp`}`])
     settings.push(['OpenTelemetry headers', `OTEL_EXPORTER_OTLP_HEADERS=authorization=Bearer ${created.key}`])
   }
   if (created.sentryDsn) settings.push(['Sentry DSN', created.sentryDsn])
@@ -57,6 +58,11 @@ export function ProjectsPage() {
   const canWrite = useCanWrite()
   const list = usePaged<Project>('/api/projects')
   const [renaming, setRenaming] = useState<string>()
+  // one activity read for the projects shown (`project_id` repeated), after the list: the rows never wait for it
+  const shown = list.items.map((project) => project.id)
+  const activity = useGet<{ data: ProjectActivity[] }>(shown.length ? `/api/projects/activity?${shown.map((id) => `project_id=${encodeURIComponent(id)}`).join('&')}` : null)
+  const activityOf = new Map(activity.data?.data.map((row) => [row.projectId, row]))
+  const pending = <span class="muted">…</span>
   return (
     <section>
       <h1>Projects</h1>
@@ -78,10 +84,15 @@ export function ProjectsPage() {
                   onSubmit={(name) => api('PATCH', `/api/projects/${project.id}`, { name }).then(() => (setRenaming(undefined), list.reload()))}
                 />
               ) : (
-                <Link href={`/p/${project.id}/errors`}>{project.name}</Link>
+                <Link href={`/p/${project.id}`}>{project.name}</Link>
               ),
           },
           { title: 'Id', render: (project) => <code>{project.id}</code> },
+          { title: 'Events (24 h)', numeric: true, render: (project) => (activityOf.has(project.id) ? activityOf.get(project.id)!.eventsLast24h : pending) },
+          {
+            title: 'Last activity',
+            render: (project) => (activityOf.has(project.id) ? <Time iso={activityOf.get(project.id)!.lastEventAt} /> : pending),
+          },
           { title: 'Created', render: (project) => <Time iso={project.createdAt} /> },
           {
             title: 'Actions',

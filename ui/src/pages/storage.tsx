@@ -2,16 +2,12 @@ import type { ComponentChildren } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import { api, useGet } from '../api.ts'
 import { LoadState, Table, Time } from '../components.tsx'
+import type { components } from '../api-types.generated.ts'
 
-interface Retention {
-  effective: Record<string, { days: number; source: 'project_module' | 'project' | 'install'; statusPath: string }>
-}
+type Retention = components['schemas']['ProjectRetention']
 
-interface ModuleStatus {
-  events?: number
-  sizeBytes: number
-  oldestEventAt: string | null
-}
+/** Any module's status read: every one carries the storage figures this page shows. */
+type ModuleStatus = components['schemas'][Extract<keyof components['schemas'], `${string}ModuleStatus`>]
 
 const SOURCES = { project_module: 'this project, for this type', project: 'this project', install: 'install default' }
 

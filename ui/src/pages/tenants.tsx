@@ -1,22 +1,11 @@
-import { queryString, usePaged, type Page } from '../api.ts'
+import { queryString, usePaged } from '../api.ts'
 import { PagedTable, Time } from '../components.tsx'
 import { Link } from '../router.tsx'
 import { StateWithHistory } from './state-history.tsx'
+import type { components } from '../api-types.generated.ts'
 
-interface TenantPlan {
-  projectId: string
-  plan: string
-  ingestLimitPerSecond: number | null
-  updatedAt: string
-  changes: number
-}
-
-interface PlanChange {
-  eventId: string
-  changedAt: string
-  plan: string
-  ingestLimitPerSecond: number | null
-}
+type TenantPlan = components['schemas']['TenantPlan']
+type PlanChange = components['schemas']['TenantPlanChange']
 
 const Limit = ({ limit }: { limit: number | null }) => <>{limit === null ? 'install default' : `${limit.toLocaleString()} events/s`}</>
 
@@ -44,7 +33,7 @@ export function TenantsPage({ project }: { project: string }) {
 
 export function TenantPage({ project, tenant }: { project: string; tenant: string }) {
   return (
-    <StateWithHistory<TenantPlan & { history: Page<PlanChange> }, PlanChange>
+    <StateWithHistory<components['schemas']['TenantPlanDetail'], PlanChange>
       path={`/api/tenants/plans/${encodeURIComponent(tenant)}${queryString({ project_id: project })}`}
       back={[`/p/${project}/tenants`, 'All tenants']}
       what="the tenant"

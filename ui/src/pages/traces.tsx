@@ -1,55 +1,40 @@
 import { queryString, useGet, usePaged } from '../api.ts'
-import { Filters, Json, LoadState, PagedTable, Time, TIME_RANGE } from '../components.tsx'
-import { Link, useFilters } from '../router.tsx'
+import type { TargetedSubmitEvent } from 'preact'
+import { Filters, LoadState, PagedTable, Time } from '../components.tsx'
+import { TimeRangeControl, useTimeRange } from '../components/time.tsx'
+import { Link, navigate, useFilters } from '../router.tsx'
+import { TraceSignals } from '../components/trace-links.tsx'
+import type { components } from '../api-types.generated.ts'
+import { formatMs, Waterfall } from './trace-waterfall.tsx'
 
-interface SpanSummary {
-  spanId: string
-  name: string | null
-  serviceName: string | null
-  durationMs: number | null
-}
-
-interface Trace {
-  traceId: string
-  rootSpan: SpanSummary | null
-  spanCount: number
-  services: string[]
-  startedAt: string
-  durationMs: number
-}
-
-interface Span {
-  eventId: string
-  spanId: string
-  parentSpanId: string | null
-  serviceName: string | null
-  name: string | null
-  startedAt: string
-  durationMs: number | null
-  data: Record<string, unknown>
-}
-
-interface TraceDetail extends Trace {
-  spans: Span[]
-  truncated: boolean
-}
-
-function formatMs(ms: number): string {
-  return ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${Math.round(ms * 10) / 10} ms`
-}
+type Trace = components['schemas']['Trace']
+type TraceDetail = components['schemas']['TraceDetail']
 
 export function TracesPage({ project }: { project: string }) {
-  const filters = useFilters(['service', 'from', 'to'])
-  const list = usePaged<Trace>(`/api/traces${queryString({ project_id: project, ...filters })}`)
+  const filters = useFilters(['service', 'min_duration_ms', 'error'])
+  const range = useTimeRange('24h')
+  const list = usePaged<Trace>(`/api/traces${queryString({ project_id: project, ...filters, from: range.from, to: range.listTo })}`)
   return (
     <section>
       <h1>Traces</h1>
+      <TraceLookup project={project} />
       <Filters
         fields={[
           { name: 'service', label: 'Service' },
-          ...TIME_RANGE,
+          { name: 'min_duration_ms', label: 'Slower than (ms)', placeholder: '500' },
+          {
+            name: 'error',
+            label: 'Errors',
+            kind: 'select',
+            options: [
+              ['', 'any'],
+              ['true', 'with an error span'],
+              ['false', 'without errors'],
+            ],
+          },
         ]}
       />
+      <TimeRangeControl range={range} />
       <PagedTable
         list={list}
         what="traces"
@@ -72,25 +57,6 @@ export function TracesPage({ project }: { project: string }) {
   )
 }
 
-/** Spans in tree order (each after its parent), with their depth; spans whose parent is missing start new roots. */
-function treeOrder(spans: Span[]): { span: Span; depth: number }[] {
-  const ids = new Set(spans.map((span) => span.spanId))
-  const children = new Map<string | null, Span[]>()
-  for (const span of spans) {
-    const parent = span.parentSpanId !== null && ids.has(span.parentSpanId) ? span.parentSpanId : null
-    children.set(parent, [...(children.get(parent) ?? []), span])
-  }
-  const ordered: { span: Span; depth: number }[] = []
-  const visit = (parent: string | null, depth: number) => {
-    for (const span of children.get(parent) ?? []) {
-      ordered.push({ span, depth })
-      if (depth < 64) visit(span.spanId, depth + 1)
-    }
-  }
-  visit(null, 0)
-  return ordered
-}
-
 export function TracePage({ project, traceId }: { project: string; traceId: string }) {
   const trace = useGet<TraceDetail>(`/api/traces/${encodeURIComponent(traceId)}${queryString({ project_id: project })}`)
   const detail = trace.data
@@ -106,6 +72,7 @@ export function TracePage({ project, traceId }: { project: string; traceId: stri
           <p class="facts">
             <code>{detail.traceId}</code> · {detail.spanCount} spans · {formatMs(detail.durationMs)} · {detail.services.join(', ')} · started <Time iso={detail.startedAt} />
           </p>
+          <TraceSignals project={project} trace={detail} />
           {detail.truncated && <p class="state">This trace has more spans than the portal returns; the first {detail.spans.length} are shown.</p>}
           <Waterfall trace={detail} />
         </>
@@ -114,31 +81,21 @@ export function TracePage({ project, traceId }: { project: string; traceId: stri
   )
 }
 
-function Waterfall({ trace }: { trace: TraceDetail }) {
-  const start = Date.parse(trace.startedAt)
-  const total = trace.durationMs || 1
+
+/** Straight to a trace by its id, as copied from a log line, a response header or another tool. */
+function TraceLookup({ project }: { project: string }) {
+  const onSubmit = (event: TargetedSubmitEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    const traceId = String(new FormData(event.currentTarget).get('traceId') ?? '').trim()
+    if (traceId) navigate(`/p/${project}/traces/${encodeURIComponent(traceId)}`)
+  }
   return (
-    <ol class="waterfall" aria-label="Spans in start order, children under their parent">
-      {treeOrder(trace.spans).map(({ span, depth }) => {
-        const offset = ((Date.parse(span.startedAt) - start) / total) * 100
-        const width = Math.max(((span.durationMs ?? 0) / total) * 100, 0.3)
-        return (
-          <li>
-            <details>
-              <summary>
-                <span class="span-name" style={{ paddingLeft: `${depth * 1.1}em` }}>
-                  {span.name ?? span.spanId} <span class="muted">{span.serviceName}</span>
-                </span>
-                <span class="span-track" aria-hidden="true">
-                  <span class="span-bar" style={{ left: `${Math.min(offset, 99.7)}%`, width: `${Math.min(width, 100 - Math.min(offset, 99.7))}%` }} />
-                </span>
-                <span class="num">{span.durationMs === null ? '—' : formatMs(span.durationMs)}</span>
-              </summary>
-              <Json value={{ spanId: span.spanId, parentSpanId: span.parentSpanId, startedAt: span.startedAt, ...span.data }} />
-            </details>
-          </li>
-        )
-      })}
-    </ol>
+    <form class="inline" role="search" aria-label="Open a trace by id" onSubmit={onSubmit}>
+      <label>
+        <span>Trace id</span>
+        <input name="traceId" type="search" required placeholder="4bf92f3577b34da6a3ce929d0e0e4736" spellcheck={false} />
+      </label>
+      <button type="submit">Open trace</button>
+    </form>
   )
 }

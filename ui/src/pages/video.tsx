@@ -1,24 +1,11 @@
-import { queryString, usePaged, type Page } from '../api.ts'
+import { queryString, usePaged } from '../api.ts'
 import { Badge, Filters, PagedTable, Time } from '../components.tsx'
 import { Link, useFilters } from '../router.tsx'
 import { StateWithHistory } from './state-history.tsx'
+import type { components } from '../api-types.generated.ts'
 
-interface Job {
-  jobId: string
-  status: string | null
-  targetUrl: string | null
-  artifactUrl: string | null
-  createdAt: string
-  updatedAt: string
-  events: number
-}
-
-interface JobEvent {
-  eventId: string
-  ts: string
-  status: string | null
-  artifactUrl: string | null
-}
+type Job = components['schemas']['VideoJob']
+type JobEvent = components['schemas']['VideoJobEvent']
 
 const Status = ({ status }: { status: string | null }) => (status ? <Badge value={status} /> : <span class="muted">—</span>)
 const Url = ({ url }: { url: string | null }) => (url ? <a href={url} rel="noreferrer noopener" target="_blank">{url}</a> : <span class="muted">—</span>)
@@ -49,7 +36,7 @@ export function VideoJobsPage({ project }: { project: string }) {
 
 export function VideoJobPage({ project, job }: { project: string; job: string }) {
   return (
-    <StateWithHistory<Job & { history: Page<JobEvent> }, JobEvent>
+    <StateWithHistory<components['schemas']['VideoJobDetail'], JobEvent>
       path={`/api/video/jobs/${encodeURIComponent(job)}${queryString({ project_id: project })}`}
       back={[`/p/${project}/video`, 'All video jobs']}
       what="the video job"

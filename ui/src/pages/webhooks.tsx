@@ -10,40 +10,88 @@ type Schemas = components['schemas']
 type Endpoint = Schemas['Endpoint']
 type Delivery = Schemas['Delivery']
 type DeliveryDetail = Schemas['DeliveryDetail']
+type ReportedDestinations = Schemas['ReportedDestinations']
+type EndpointHealth = Schemas['EndpointHealth']
 
-interface ReportedDestination {
-  destination: string
-  attempts: number
-  failed: number
-  successRate: number
-  lastAttemptAt: string
-  lastStatusCode: number | null
+/**
+ * Enabled is not healthy: an endpoint whose attempts fail says so, with since when, rather than a green badge.
+ * `failingSince` comes from the endpoint itself; the last attempt's outcome from the health read.
+ */
+function EndpointState({ endpoint, health }: { endpoint: Endpoint; health?: EndpointHealth }) {
+  if (!endpoint.enabled) return <Badge value={`disabled (${endpoint.disabledReason ?? 'manual'})`} tone="failed" />
+  if (endpoint.failingSince)
+    return (
+      <span>
+        <Badge value="failing" tone="failed" /> since <Time iso={endpoint.failingSince} />
+      </span>
+    )
+  if (!health) return <Badge value="enabled · no recent attempts" tone="pending" />
+  return <Badge value="healthy" tone="succeeded" />
 }
 
-function WebhookTabs({ project }: { project: string }) {
+function successRate(health?: EndpointHealth) {
+  if (!health) return <span class="muted">—</span>
+  return `${Math.round(health.successRate * 1000) / 10}% of ${health.attempts}`
+}
+
+function lastStatus(health?: EndpointHealth) {
+  if (!health) return <span class="muted">—</span>
   return (
-    <p class="tabs">
-      <Link href={`/p/${project}/webhooks`}>Endpoints</Link> · <Link href={`/p/${project}/webhooks/deliveries`}>Deliveries</Link>
-    </p>
+    <span>
+      <Badge value={health.lastStatusCode === null ? health.lastAttemptStatus : `HTTP ${health.lastStatusCode}`} tone={health.lastAttemptStatus === 'succeeded' ? 'succeeded' : 'failed'} /> <Time iso={health.lastAttemptAt} />
+    </span>
+  )
+}
+
+
+function WebhookTabs({ project, current }: { project: string; current: 'endpoints' | 'deliveries' }) {
+  return (
+    <nav class="tabs" aria-label="Webhooks">
+      <Link href={`/p/${project}/webhooks`} aria-current={current === 'endpoints' ? 'page' : undefined}>
+        Endpoints
+      </Link>
+      <Link href={`/p/${project}/webhooks/deliveries`} aria-current={current === 'deliveries' ? 'page' : undefined}>
+        Deliveries
+      </Link>
+    </nav>
   )
 }
 
 export function EndpointsPage({ project }: { project: string }) {
   const canWrite = useCanWrite()
   const list = usePaged<Endpoint>(`/api/webhooks/endpoints${queryString({ project_id: project })}`)
-  const reported = useGet<{ data: ReportedDestination[] }>(`/api/webhooks/reported-attempts${queryString({ project_id: project })}`)
+  const health = useGet<{ data: EndpointHealth[] }>(`/api/webhooks/endpoint-health${queryString({ project_id: project })}`)
+  const healthOf = new Map(health.data?.data.map((row) => [row.endpointId, row]))
+  const [sent, setSent] = useState<string>()
+  const sendTest = (endpoint: Endpoint) =>
+    run(async () => {
+      const answer = await api<{ deliveries: { id: string }[] }>('POST', '/api/webhooks/deliver', {
+        projectId: project,
+        eventType: 'webhook.test',
+        payload: { message: 'A test event sent from the portal', sentAt: new Date().toISOString() },
+        endpointIds: [endpoint.id],
+      })
+      setSent(answer.deliveries[0]?.id)
+      setTimeout(health.reload, 1500)
+    })
+  const reported = useGet<ReportedDestinations>(`/api/webhooks/reported-attempts${queryString({ project_id: project })}`)
   const [secret, setSecret] = useState<{ title: string; value: string }>()
   const [error, run] = useAction()
   const rotate = (endpoint: Endpoint) =>
-    api<{ secret: string }>('POST', `/api/webhooks/endpoints/${endpoint.id}/rotate`).then((answer) => setSecret({ title: `New secret for ${endpoint.url}`, value: answer.secret }))
+    api<Schemas['RotatedEndpointSecret']>('POST', `/api/webhooks/endpoints/${endpoint.id}/rotate`).then((answer) => setSecret({ title: `New secret for ${endpoint.url}`, value: answer.secret }))
   const setEnabled = (endpoint: Endpoint, enabled: boolean) => run(() => api('PATCH', `/api/webhooks/endpoints/${endpoint.id}`, { enabled }).then(list.reload))
   return (
     <section>
       <h1>Webhooks</h1>
-      <WebhookTabs project={project} />
+      <WebhookTabs project={project} current="endpoints" />
       {canWrite && <NewEndpoint project={project} onCreated={(endpoint) => (setSecret({ title: `Endpoint ${endpoint.url} created`, value: endpoint.secret }), list.reload())} />}
       {secret && <OnceNotice title={secret.title} secrets={[['Signing secret', secret.value]]} onDone={() => setSecret(undefined)} />}
       {error && <p role="alert" class="error">{error}</p>}
+      {sent && (
+        <p class="state" role="status">
+          Test event sent: <Link href={`/p/${project}/webhooks/deliveries/${sent}`}>follow its delivery</Link>.
+        </p>
+      )}
       <h2>Endpoints</h2>
       <PagedTable
         list={list}
@@ -54,7 +102,9 @@ export function EndpointsPage({ project }: { project: string }) {
           { title: 'URL', render: (endpoint) => <code>{endpoint.url}</code> },
           { title: 'Kind', render: (endpoint) => endpoint.kind },
           { title: 'Event types', render: (endpoint) => endpoint.eventTypes.join(', ') || 'all' },
-          { title: 'State', render: (endpoint) => (endpoint.enabled ? <Badge value="enabled" /> : <Badge value={`disabled (${endpoint.disabledReason ?? 'manual'})`} tone="failed" />) },
+          { title: 'Health', render: (endpoint) => <EndpointState endpoint={endpoint} health={healthOf.get(endpoint.id)} /> },
+          { title: 'Success (24 h)', numeric: true, render: (endpoint) => successRate(healthOf.get(endpoint.id)) },
+          { title: 'Last status', render: (endpoint) => lastStatus(healthOf.get(endpoint.id)) },
           {
             title: 'Actions',
             render: (endpoint) => (
@@ -62,6 +112,11 @@ export function EndpointsPage({ project }: { project: string }) {
                 <Link href={`/p/${project}/webhooks/deliveries${queryString({ endpoint_id: endpoint.id })}`}>Deliveries</Link>
                 {canWrite && (
                   <>
+                    {endpoint.enabled && (
+                      <button type="button" onClick={() => sendTest(endpoint)}>
+                        Send test event
+                      </button>
+                    )}
                     <ConfirmButton label="Rotate secret" question={`Make a new signing secret for ${endpoint.url}? The old one keeps signing for the grace period.`} confirmLabel="Rotate" onConfirm={() => rotate(endpoint)} />
                     <button type="button" onClick={() => setEnabled(endpoint, !endpoint.enabled)}>
                       {endpoint.enabled ? 'Disable' : 'Enable'}
@@ -141,7 +196,7 @@ export function DeliveriesPage({ project }: { project: string }) {
   return (
     <section>
       <h1>Webhook deliveries</h1>
-      <WebhookTabs project={project} />
+      <WebhookTabs project={project} current="deliveries" />
       <Filters
         fields={[
           {
@@ -169,7 +224,8 @@ export function DeliveriesPage({ project }: { project: string }) {
           { title: 'Status', render: (delivery) => <Badge value={delivery.status} /> },
           { title: 'Attempts', numeric: true, render: (delivery) => delivery.attemptCount },
           { title: 'Next attempt', render: (delivery) => <Time iso={delivery.nextAttemptAt} /> },
-          { title: 'Endpoint', render: (delivery) => <code>{delivery.endpointId}</code> },
+          { title: 'Last response', render: (delivery) => (delivery.lastStatusCode === null ? <span class="muted">—</span> : `HTTP ${delivery.lastStatusCode}`) },
+          { title: 'Endpoint', render: (delivery) => <code title={delivery.endpointId}>{delivery.endpointUrl}</code> },
           { title: 'Created', render: (delivery) => <Time iso={delivery.createdAt} /> },
         ]}
       />
@@ -194,7 +250,8 @@ export function DeliveryPage({ project, delivery: deliveryId }: { project: strin
             {delivery.eventType} <Badge value={delivery.status} />
           </h1>
           <p class="facts">
-            <code>{delivery.id}</code> · message <code>{delivery.messageId}</code> · endpoint <code>{delivery.endpointId}</code> · {delivery.attemptCount} attempts · next{' '}
+            <code>{delivery.id}</code> · message <code>{delivery.messageId}</code> · endpoint <code title={delivery.endpointId}>{delivery.endpointUrl}</code> · {delivery.attemptCount} attempts
+            {delivery.lastStatusCode !== null && <> · last answer HTTP {delivery.lastStatusCode}</>} · next{' '}
             <Time iso={delivery.nextAttemptAt} />
           </p>
           {canWrite && delivery.status !== 'pending' && (
