@@ -3,7 +3,7 @@
 // median time of the first page of each read, with and without filters, on SQLite and PostgreSQL.
 // BENCH_READS_SCALE (default 1) scales the row counts; BENCH_READS_RUNS (default 15) the timed runs per read.
 // TEST_DATABASES=sqlite (or postgres) narrows the databases. Loopback only; every loop is bounded.
-import { sql, type Kysely } from 'kysely'
+import { sql } from 'kysely'
 import { newId } from '../src/ids.ts'
 import type { PortalContext } from '../src/context.ts'
 import type { EventModule } from '../src/modules/module.ts'
@@ -76,7 +76,7 @@ async function seedModule(ctx: PortalContext, module: EventModule<any>, projectI
       const data = payload(i)
       accepted.push({ module, event: { id: newId('evt', ts), projectId, ts, receivedAt: ts, data }, dataJson: JSON.stringify(data) })
     }
-    await (ctx.storage.db as unknown as Kysely<any>).transaction().execute((trx) => writeEvents(trx, ctx, accepted))
+    await ctx.storage.db.transaction().execute((trx) => writeEvents(trx, ctx, accepted))
   }
 }
 

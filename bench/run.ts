@@ -8,9 +8,12 @@ const BENCHMARKS: Record<string, () => Promise<unknown>> = {
   reads: () => import('./reads.ts').then((m) => m.run()),
   ui: () => import('./ui.ts').then((m) => m.run()),
   eventstore: () => import('./eventstore.ts').then((m) => m.run()),
+  'eventstore-portal': () => import('./eventstore-portal.ts').then((m) => m.run()),
   layout: () => import('./layout.ts').then((m) => m.run()),
+  pgstore: () => import('./pgstore.ts').then((m) => m.run()),
   retention: () => import('./retention.ts').then((m) => m.run()),
   instances: () => import('./instances.ts').then((m) => m.run()),
+  'instances-webhooks': () => import('./instances-webhooks.ts').then((m) => m.run()),
 }
 
 const wanted = process.argv.slice(2)

@@ -27,14 +27,14 @@ interface ReceiverStats {
   firstArrival: Record<string, number>
 }
 
-interface Receiver {
+export interface Receiver {
   url: string
   child: ChildProcess
   stats(): Promise<ReceiverStats>
   reset(): Promise<unknown>
 }
 
-async function startReceiver(delayMs: number): Promise<Receiver> {
+export async function startReceiver(delayMs: number): Promise<Receiver> {
   const child = fork(path.join(import.meta.dirname, 'webhook-receiver.ts'), { env: { ...process.env, RECEIVER_DELAY_MS: String(delayMs) }, execArgv: ['--import', 'tsx'] })
   const { port } = await new Promise<{ port: number }>((resolve) => child.once('message', resolve as (m: unknown) => void))
   const ask = <T>(message: string) =>
