@@ -3,7 +3,8 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { createProject, createTestDatabase, DIALECTS, event, ingest, readAll, requester, startTestPortalOn } from './support/portal.ts'
+import SQLite from 'better-sqlite3'
+import { createProject, createTestDatabase, DIALECTS, event, ingest, readAll, requester, startTestPortalOn, type TestProject } from './support/portal.ts'
 import { killPortal, runPortalCli, spawnPortal } from './support/process.ts'
 
 const ADMIN = `pat_${'b'.repeat(32)}`
@@ -54,6 +55,64 @@ describe('portal backup', () => {
     }
   })
 
+  test('EVENT_STORE=duckdb: refused while the portal runs, writing nothing; after a stop, and after a SIGKILL, the restored copy holds every acknowledged log', { timeout: 240_000 }, async () => {
+    const database = await createTestDatabase('sqlite')
+    const env = { DATABASE_URL: database.url, PORTAL_DATA_DIR: database.dataDir, PORTAL_BOOTSTRAP_TOKEN: ADMIN, EVENT_STORE: 'duckdb' }
+    const backups = fs.mkdtempSync(path.join(os.tmpdir(), 'portal-backup-'))
+    let portal = await spawnPortal(env, { timeoutMs: 90_000 })
+    try {
+      let client = { request: requester(portal.url), adminToken: ADMIN }
+      const project = await createProject(client)
+      const acknowledged: string[] = []
+      const ingestLogs = async (prefix: string, batches: number) => {
+        for (let batch = 0; batch < batches; batch++) {
+          const messages = Array.from({ length: 50 }, (_, i) => `${prefix}${batch}.${i}`)
+          const response = await ingest(client, project, messages.map((message) => event('log', { message })))
+          assert.equal(response.status, 200, response.text)
+          acknowledged.push(...messages)
+        }
+      }
+      await ingestLogs('a', 10)
+      assert.equal((await readAll(client, `/api/modules/logs/events?project_id=${project.id}`)).length, 500, 'a read applies the outbox to DuckDB')
+
+      const refused = path.join(backups, 'refused')
+      const refusal = await runPortalCli(env, ['backup', refused]).then(
+        () => assert.fail('backup went ahead while the portal held events.duckdb'),
+        (error: Error) => error.message,
+      )
+      assert.match(refusal, /events\.duckdb is open in another process/)
+      assert.match(refusal, /DuckDB lets one process open the file at a time/)
+      assert.match(refusal, /stop the portal, run portal backup, then start the portal again/)
+      assert.equal(fs.existsSync(refused), false, 'a refused backup writes nothing')
+
+      // A graceful stop applies the whole outbox: the copy's events are all in its events.duckdb.
+      await killPortal(portal, 'SIGTERM')
+      const stopped = path.join(backups, 'stopped')
+      assert.match(await runPortalCli(env, ['backup', stopped]), /portal\.db.*events\.duckdb.*secret\.key/)
+      assert.equal(outboxRows(stopped), 0)
+      await assertRestoredHolds(stopped, project, acknowledged)
+
+      // A SIGKILL right after the last acknowledgement: events applied since the last checkpoint are in
+      // events.duckdb.wal, which the backup replays; the outbox rows not applied yet travel in portal.db.
+      portal = await spawnPortal(env, { timeoutMs: 90_000 })
+      client = { request: requester(portal.url), adminToken: ADMIN }
+      await ingestLogs('b', 5)
+      assert.equal((await readAll(client, `/api/modules/logs/events?project_id=${project.id}`)).length, 750)
+      await ingestLogs('c', 5)
+      await killPortal(portal, 'SIGKILL')
+      assert.ok(fs.existsSync(path.join(database.dataDir, 'events.duckdb.wal')), 'the killed portal left DuckDB commits in its WAL')
+      const killed = path.join(backups, 'killed')
+      await runPortalCli(env, ['backup', killed])
+      const unapplied = outboxRows(killed)
+      await assertRestoredHolds(killed, project, acknowledged)
+      console.log(`backup with EVENT_STORE=duckdb: ${acknowledged.length} logs acknowledged; after the SIGKILL ${unapplied} outbox rows were still unapplied in the copy`)
+    } finally {
+      await killPortal(portal)
+      fs.rmSync(backups, { recursive: true, force: true })
+      await database.drop()
+    }
+  })
+
   if (DIALECTS.includes('postgres')) {
     test('on PostgreSQL it refuses, naming pg_dump', async () => {
       const database = await createTestDatabase('postgres')
@@ -65,3 +124,26 @@ describe('portal backup', () => {
     })
   }
 })
+
+/** Outbox rows in a backup's portal.db: events acknowledged but not yet applied to DuckDB when it was taken. */
+function outboxRows(folder: string): number {
+  const db = new SQLite(path.join(folder, 'portal.db'), { fileMustExist: true })
+  try {
+    return (db.prepare('select count(*) as n from event_outbox').get() as { n: number }).n
+  } finally {
+    db.close()
+  }
+}
+
+/** Restores a backup folder into a portal on EVENT_STORE=duckdb and checks it reads every message once. */
+async function assertRestoredHolds(folder: string, project: TestProject, acknowledged: string[]) {
+  const restored = await startTestPortalOn('sqlite', { url: `sqlite:${path.join(folder, 'portal.db')}`, dataDir: folder, drop: async () => {} }, { EVENT_STORE: 'duckdb' })
+  try {
+    const read = (await readAll(restored, `/api/modules/logs/events?project_id=${project.id}`)).map((e: any) => e.data.message)
+    const messages = new Set(read)
+    assert.deepEqual(acknowledged.filter((message) => !messages.has(message)), [], 'every acknowledged log is in the restored copy')
+    assert.equal(read.length, acknowledged.length, 'and none twice')
+  } finally {
+    await restored.close()
+  }
+}

@@ -14,8 +14,9 @@ const USAGE = `usage: portal <command>
   token create --role admin|viewer [--name NAME] [--org ORG_ID]
                                           create an access token and print it once
   org create --name NAME                  create an organisation and print its id
-  backup DEST_DIR                         copy the SQLite database (online, while the portal runs) and
-                                          the secret.key file into DEST_DIR; see docs/operations-guide.md
+  backup DEST_DIR                         copy the SQLite database (online, while the portal runs),
+                                          events.duckdb (EVENT_STORE=duckdb: only with the portal stopped)
+                                          and the secret.key file into DEST_DIR; see docs/operations-guide.md
 
 Configuration comes from the environment (see README).`
 
