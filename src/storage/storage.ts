@@ -1,5 +1,5 @@
 import type { Compilable, CompiledQuery, Kysely, RawBuilder, SelectQueryBuilder } from 'kysely'
-import type { PercentileRow } from './percentiles.ts'
+import type { PercentileRow, ValuesQuery } from './percentiles.ts'
 import type { Migration } from './migrations.ts'
 import { tablesOf, type Connection, type Database } from './tables.ts'
 import type { EventStore } from './event-store.ts'
@@ -56,7 +56,7 @@ export interface Storage {
    * `values`: the same figures on either database, each computed the way it answers fastest over a month
    * of values (measured with `npm run bench -- reads`).
    */
-  percentilesByGroup(values: SelectQueryBuilder<any, any, any>, columns: string[], percentiles: readonly number[]): Promise<PercentileRow[]>
+  percentilesByGroup(values: ValuesQuery, columns: string[], percentiles: readonly number[]): Promise<PercentileRow[]>
   /** Where the event rows of `table` (a module's) are written and read (docs/event-store.md). */
   eventsOf(table: string): EventStore
   /** What retention and size reads need that each database does its own way (docs/retention.md). */

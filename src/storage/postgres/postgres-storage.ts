@@ -59,7 +59,7 @@ export function openPostgresStorage(
     containsText: (column, needle) => sql<boolean>`${sql.ref(column)} ilike ${likePattern(needle)} escape '\\'`,
     // one windowed pass: a query per group would cost a round trip each
     percentilesByGroup: (values, columns, percentiles) =>
-      rankedPercentiles(values, columns.map((name) => ({ name, expression: sql.ref(name) })), percentiles, db as unknown as Kysely<any>),
+      rankedPercentiles(values, columns.map((name) => ({ name, expression: sql.ref(name) })), percentiles, db),
     forUpdateSkipLocked: (query) => query.forUpdate().skipLocked(),
     // The lock's session is a connection of its own: `run` queries through the pool, which may have just one.
     async withExclusiveLock(name, run) {
