@@ -1,13 +1,15 @@
 import { Type, type Static } from 'typebox'
 import { named } from '../http/openapi-components.ts'
-import { sql, type Kysely } from 'kysely'
+import { sql } from 'kysely'
 import type { Storage } from '../storage/storage.ts'
+import { tablesOf } from '../storage/tables.ts'
 import { ProblemError } from '../http/problem.ts'
 import { pageAfter, queryTime, toPage, type Page } from '../http/list.ts'
 import { isoTime } from '../ids.ts'
 import { findProject } from '../projects/store.ts'
 import type { PortalContext } from '../context.ts'
-import { foldProjectCounts, groupRow, OCCURRENCES_KEPT_PER_GROUP, TAG_KEYS, type GroupRow } from './group-store.ts'
+import { foldProjectCounts, OCCURRENCES_KEPT_PER_GROUP, TAG_KEYS } from './group-store.ts'
+import { errorDb, type ErrorDb, type ErrorTables, type GroupRow, type GroupStatus } from './tables.ts'
 import { parseStackTrace, type Frame } from './stack-trace.ts'
 
 const RECENT_OCCURRENCES = 20
@@ -106,7 +108,7 @@ export type ErrorGroup = Static<typeof ErrorGroup>
 export const GROUP_SORTS = { last_seen: 'last_seen', first_seen: 'first_seen', count: 'count' } as const
 
 export interface GroupFilters {
-  status?: string
+  status?: GroupStatus
   environment?: string
   release?: string
   service?: string
@@ -119,7 +121,7 @@ export interface GroupFilters {
 
 
 /** The group a fingerprint belongs to, if the caller's organisation may see it; else a 404. */
-export async function findGroup(db: Kysely<any>, orgId: string, fingerprint: string): Promise<GroupRow> {
+export async function findGroup(db: ErrorDb, orgId: string, fingerprint: string): Promise<GroupRow> {
   const row = await db
     .selectFrom('error_fingerprints')
     .innerJoin('error_groups', 'error_groups.id', 'error_fingerprints.group_id')
@@ -128,13 +130,13 @@ export async function findGroup(db: Kysely<any>, orgId: string, fingerprint: str
     .executeTakeFirst()
   const notFound = new ProblemError(404, 'not_found', `error group ${fingerprint} was not found`)
   if (!row) throw notFound
-  await withNotFound(findProject(db, orgId, row.project_id), notFound)
-  return groupRow(row)
+  await withNotFound(findProject(tablesOf(db), orgId, row.project_id), notFound)
+  return row
 }
 
 /** Like findGroup, with the counts captures appended since the last fold added to it (and its days and tags). */
 export async function findFoldedGroup(ctx: PortalContext, orgId: string, fingerprint: string): Promise<GroupRow> {
-  const db = ctx.storage.db as unknown as Kysely<any>
+  const db = errorDb(ctx.storage.db)
   const unfolded = await findGroup(db, orgId, fingerprint)
   await foldProjectCounts(ctx, unfolded.project_id, [unfolded.id])
   return findGroup(db, orgId, fingerprint)
@@ -150,7 +152,7 @@ export async function withNotFound<T>(find: Promise<T>, notFound: ProblemError):
 }
 
 /** A project's groups, filtered and sorted (newest, oldest or most frequent first), one page. */
-export async function listGroups(db: Kysely<any>, storage: Storage, projectId: string, filters: GroupFilters, limit: number, cursor?: string): Promise<Page<ErrorGroup>> {
+export async function listGroups(db: ErrorDb, storage: Storage, projectId: string, filters: GroupFilters, limit: number, cursor?: string): Promise<Page<ErrorGroup>> {
   let query = db.selectFrom('error_groups').selectAll().where('project_id', '=', projectId)
   if (filters.status !== undefined) query = query.where('status', '=', filters.status)
   if (filters.q !== undefined) {
@@ -185,7 +187,7 @@ export async function listGroups(db: Kysely<any>, storage: Storage, projectId: s
           .where(
             'first.first_seen',
             '=',
-            eb.selectFrom('error_fingerprint_tags as earliest').select(eb.fn.min('earliest.first_seen').as('first_seen')).whereRef('earliest.group_id', '=', 'error_groups.id').where('earliest.key', '=', 'release'),
+            eb.selectFrom('error_fingerprint_tags as earliest').select((inner) => inner.fn.min('earliest.first_seen').as('first_seen')).whereRef('earliest.group_id', '=', 'error_groups.id').where('earliest.key', '=', 'release'),
           ),
       ),
     )
@@ -195,13 +197,13 @@ export async function listGroups(db: Kysely<any>, storage: Storage, projectId: s
   if (fromMs !== undefined) query = query.where('last_seen', '>=', fromMs)
   if (toMs !== undefined) query = query.where('first_seen', '<', toMs)
   const sortColumn = GROUP_SORTS[filters.sort ?? 'last_seen']
-  const rows = (await pageAfter(query, cursor, limit, sortColumn, 'id').execute()).map(groupRow)
+  const rows = await pageAfter(query, cursor, limit, sortColumn, 'id').execute()
   const page = toPage(rows, limit, (row) => [row[sortColumn], row.id], (row) => row)
   return { data: await describeGroups(db, page.data), nextCursor: page.nextCursor }
 }
 
 /** Groups as the API shows them, with the environments, releases, fingerprints and last days of each. */
-export async function describeGroups(db: Kysely<any>, rows: GroupRow[], now = Date.now()): Promise<ErrorGroup[]> {
+export async function describeGroups(db: ErrorDb, rows: GroupRow[], now = Date.now()): Promise<ErrorGroup[]> {
   if (rows.length === 0) return []
   const ids = rows.map((row) => row.id)
   const today = Math.floor(now / DAY_MS)
@@ -226,7 +228,7 @@ export async function describeGroups(db: Kysely<any>, rows: GroupRow[], now = Da
     const own = tags.filter((tag) => tag.group_id === row.id)
     const values = (key: string) => own.filter((tag) => tag.key === key)
     const releases = values('release')
-    const lastRelease = releases.reduce<(typeof releases)[number] | undefined>((latest, tag) => (latest && Number(latest.last_seen) >= Number(tag.last_seen) ? latest : tag), undefined)
+    const lastRelease = releases.reduce<(typeof releases)[number] | undefined>((latest, tag) => (latest && latest.last_seen >= tag.last_seen ? latest : tag), undefined)
     return {
       fingerprint: row.fingerprint,
       projectId: row.project_id,
@@ -252,7 +254,7 @@ export async function describeGroups(db: Kysely<any>, rows: GroupRow[], now = Da
 }
 
 /** The fingerprints of groups with their totals (summed over their days), the oldest first. */
-export async function groupFingerprints(db: Kysely<any>, groupIds: string[]) {
+export async function groupFingerprints(db: ErrorDb, groupIds: string[]) {
   const rows = await db
     .selectFrom('error_fingerprint_days')
     .select((eb) => ['group_id', 'fingerprint', eb.fn.sum('count').as('count'), eb.fn.min('first_seen').as('first_seen'), eb.fn.max('last_seen').as('last_seen')])
@@ -262,16 +264,16 @@ export async function groupFingerprints(db: Kysely<any>, groupIds: string[]) {
     .orderBy('fingerprint')
     .execute()
   return rows.map((row) => ({
-    groupId: row.group_id as string,
-    fingerprint: row.fingerprint as string,
+    groupId: row.group_id,
+    fingerprint: row.fingerprint,
     count: Number(row.count),
-    firstSeen: Number(row.first_seen),
-    lastSeen: Number(row.last_seen),
+    firstSeen: row.first_seen,
+    lastSeen: row.last_seen,
   }))
 }
 
 /** The group with why it groups, its last 14 days and its most recent occurrences. */
-export async function groupDetail(db: Kysely<any>, storage: Storage, row: GroupRow): Promise<Static<typeof ErrorGroupDetail>> {
+export async function groupDetail(db: ErrorDb, storage: Storage, row: GroupRow): Promise<Static<typeof ErrorGroupDetail>> {
   const [group] = await describeGroups(db, [row])
   const totals = await groupFingerprints(db, [row.id])
   const hashed = await db.selectFrom('error_fingerprints').select(['fingerprint', 'algorithm', 'components']).where('group_id', '=', row.id).execute()
@@ -285,7 +287,7 @@ export async function groupDetail(db: Kysely<any>, storage: Storage, row: GroupR
   const breakdownOf = (key: string) =>
     tagCounts
       .filter((tag) => tag.key === key)
-      .map((tag) => ({ value: tag.value as string, count: Number(tag.count), firstSeen: isoTime(Number(tag.first_seen))!, lastSeen: isoTime(Number(tag.last_seen))! }))
+      .map((tag) => ({ value: tag.value, count: Number(tag.count), firstSeen: isoTime(tag.first_seen)!, lastSeen: isoTime(tag.last_seen)! }))
       .sort((a, b) => b.count - a.count || a.value.localeCompare(b.value))
   return {
     breakdown: { release: breakdownOf('release'), environment: breakdownOf('environment'), service: breakdownOf('service') },
@@ -306,18 +308,18 @@ export async function groupDetail(db: Kysely<any>, storage: Storage, row: GroupR
 }
 
 /** A group's stored occurrences, newest first, one page. */
-export async function recentOccurrences(db: Kysely<any>, storage: Storage, groupId: string, limit: number, cursor?: string) {
+export async function recentOccurrences(db: ErrorDb, storage: Storage, groupId: string, limit: number, cursor?: string) {
   const query = db.selectFrom('error_occurrences').selectAll().where('group_id', '=', groupId)
   const rows = await pageAfter(query, cursor, limit, 'ts', 'id').execute()
-  return toPage(rows, limit, (row) => [Number(row.ts), row.id], (row) => occurrenceOf(storage, row))
+  return toPage(rows, limit, (row) => [row.ts, row.id], (row) => occurrenceOf(storage, row))
 }
 
-function occurrenceOf(storage: Storage, row: Record<string, any>): Static<typeof ErrorOccurrence> {
+function occurrenceOf(storage: Storage, row: ErrorTables['error_occurrences']): Static<typeof ErrorOccurrence> {
   return {
     id: row.id,
     fingerprint: row.fingerprint,
-    timestamp: isoTime(Number(row.ts))!,
-    receivedAt: isoTime(Number(row.received_at))!,
+    timestamp: isoTime(row.ts)!,
+    receivedAt: isoTime(row.received_at)!,
     name: row.name,
     message: row.message,
     stack: row.stack,
@@ -343,7 +345,7 @@ export const TraceOccurrence = named('TraceErrorOccurrence', Type.Object({
 }, { description: 'An occurrence with the group it belongs to.' }))
 
 /** A project's stored occurrences in one trace, newest first, with their groups. */
-export async function occurrencesOfTrace(db: Kysely<any>, storage: Storage, projectId: string, traceId: string, limit: number, cursor?: string) {
+export async function occurrencesOfTrace(db: ErrorDb, storage: Storage, projectId: string, traceId: string, limit: number, cursor?: string) {
   const query = db
     .selectFrom('error_occurrences')
     .innerJoin('error_groups', 'error_groups.id', 'error_occurrences.group_id')
@@ -352,7 +354,7 @@ export async function occurrencesOfTrace(db: Kysely<any>, storage: Storage, proj
     .where('error_occurrences.project_id', '=', projectId)
     .where('error_occurrences.trace_id', '=', traceId)
   const rows = await pageAfter(query, cursor, limit, 'error_occurrences.ts', 'error_occurrences.id').execute()
-  return toPage(rows, limit, (row) => [Number(row.ts), row.id], (row): Static<typeof TraceOccurrence> => ({
+  return toPage(rows, limit, (row) => [row.ts, row.id], (row): Static<typeof TraceOccurrence> => ({
     ...occurrenceOf(storage, row),
     groupFingerprint: row.group_fingerprint,
     groupName: row.group_name,
@@ -361,7 +363,7 @@ export async function occurrencesOfTrace(db: Kysely<any>, storage: Storage, proj
 }
 
 /** Stored occurrences of a project per time bucket over [from, to): the buckets start at multiples of `bucketMs` since the epoch. */
-export async function occurrenceHistogram(db: Kysely<any>, projectId: string, fromMs: number, toMs: number, bucketMs: number) {
+export async function occurrenceHistogram(db: ErrorDb, projectId: string, fromMs: number, toMs: number, bucketMs: number) {
   const bucket = sql<number>`cast(ts / ${sql.lit(bucketMs)} as bigint)`
   const rows = await db
     .selectFrom('error_occurrences')

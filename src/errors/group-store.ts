@@ -1,14 +1,15 @@
-import { sql, type Kysely } from 'kysely'
+import { sql } from 'kysely'
 import type { PortalContext } from '../context.ts'
 import { isoTime, newId } from '../ids.ts'
 import { ListStatement, rowWrite, type Storage } from '../storage/storage.ts'
+import { tablesOf, type Connection } from '../storage/tables.ts'
+import type { TablesByName } from '../modules/module.ts'
 import type { Grouping } from './fingerprint.ts'
 import type { Frame } from './stack-trace.ts'
+import { errorDb, type ErrorDb, type ErrorTables, type GroupRow, type Totals } from './tables.ts'
 
 /** The most recent occurrences kept per group; older ones are deleted, counts stay exact. */
 export const OCCURRENCES_KEPT_PER_GROUP = 100
-
-export type GroupStatus = 'unresolved' | 'resolved' | 'ignored'
 
 /** An exception occurrence, grouped already, on its way into storage. */
 export interface Occurrence {
@@ -37,31 +38,7 @@ export interface RecordedOccurrence {
   isNewGroup: boolean
 }
 
-export interface GroupRow {
-  id: string
-  project_id: string
-  fingerprint: string
-  name: string
-  message: string
-  status: GroupStatus
-  regressed: number
-  count: number
-  first_seen: number
-  last_seen: number
-  status_changed_at: number | null
-  created_at: number
-}
-
-interface FingerprintRow {
-  fingerprint: string
-  group_id: string
-}
-
-interface Totals {
-  count: number
-  first_seen: number
-  last_seen: number
-}
+type FingerprintRow = Pick<ErrorTables['error_fingerprints'], 'fingerprint' | 'group_id'>
 
 interface TouchedGroup {
   row: GroupRow
@@ -84,7 +61,8 @@ const MAX_KEYS_PER_SELECT = 5_000
  * appended (`error_count_deltas`), not added to the group's rows, so that captures of the same errors
  * on several portals never wait for each other; `foldCounts` adds them up before every read.
  */
-export async function recordOccurrences(trx: Kysely<any>, ctx: PortalContext, occurrences: Occurrence[]): Promise<RecordedOccurrence[]> {
+export async function recordOccurrences(connection: Connection, ctx: PortalContext, occurrences: Occurrence[]): Promise<RecordedOccurrence[]> {
+  const trx = errorDb(connection)
   const byProject = new Map<string, Occurrence[]>()
   for (const occurrence of occurrences) {
     const list = byProject.get(occurrence.projectId)
@@ -115,7 +93,7 @@ export async function recordOccurrences(trx: Kysely<any>, ctx: PortalContext, oc
 }
 
 /** Moves the occurrences written under a guessed group that another portal's capture or a merge changed meanwhile. */
-async function moveMisplacedOccurrences(trx: Kysely<any>, occurrences: Occurrence[], fingerprints: Map<string, FingerprintRow>, guessedGroup: Map<string, string>) {
+async function moveMisplacedOccurrences(trx: ErrorDb, occurrences: Occurrence[], fingerprints: Map<string, FingerprintRow>, guessedGroup: Map<string, string>) {
   const misplaced = new Map<string, string[]>()
   for (const occurrence of occurrences) {
     const fingerprint = occurrence.grouping.fingerprint
@@ -136,12 +114,12 @@ async function moveMisplacedOccurrences(trx: Kysely<any>, occurrences: Occurrenc
  * Serialises triage, merge and unmerge of one project's groups among themselves, so that the
  * fingerprints of a group they read stay its own until they lock them. Captures never take it.
  */
-export function lockProjectGroups(trx: Kysely<any>, ctx: PortalContext, projectId: string): Promise<void> {
+export function lockProjectGroups(trx: Connection, ctx: PortalContext, projectId: string): Promise<void> {
   return ctx.storage.lockInTransaction(trx, `error-groups:${projectId}`)
 }
 
 /** Locks fingerprints and then groups, in the order captures take them: what changes a group holds both. */
-export async function lockFingerprintsAndGroups(trx: Kysely<any>, ctx: PortalContext, fingerprints: string[], groupIds: string[]): Promise<void> {
+export async function lockFingerprintsAndGroups(trx: ErrorDb, ctx: PortalContext, fingerprints: string[], groupIds: string[]): Promise<void> {
   await lockFingerprints(trx, ctx, fingerprints)
   await lockGroups(trx, ctx, groupIds)
 }
@@ -150,19 +128,19 @@ const fingerprintLock = (fingerprint: string) => `error-fingerprint:${fingerprin
 const groupLock = (id: string) => `error-group:${id}`
 
 /** Locks `fingerprints`, those in `shared` in share mode, and reads their groups. */
-async function lockFingerprints(trx: Kysely<any>, ctx: PortalContext, fingerprints: string[], shared: string[] = []): Promise<Map<string, FingerprintRow>> {
+async function lockFingerprints(trx: ErrorDb, ctx: PortalContext, fingerprints: string[], shared: string[] = []): Promise<Map<string, FingerprintRow>> {
   await ctx.storage.lockInTransaction(trx, fingerprints.map(fingerprintLock), new Set(shared.map(fingerprintLock)))
   return loadFingerprints(trx, fingerprints)
 }
 
-async function lockGroups(trx: Kysely<any>, ctx: PortalContext, groupIds: string[], shared = false): Promise<Map<string, TouchedGroup>> {
+async function lockGroups(trx: ErrorDb, ctx: PortalContext, groupIds: string[], shared = false): Promise<Map<string, TouchedGroup>> {
   const names = groupIds.map(groupLock)
   await ctx.storage.lockInTransaction(trx, names, shared ? new Set(names) : undefined)
   return loadGroups(trx, groupIds)
 }
 
 async function recordProjectOccurrences(
-  trx: Kysely<any>,
+  trx: ErrorDb,
   ctx: PortalContext,
   projectId: string,
   items: Occurrence[],
@@ -226,7 +204,7 @@ async function recordProjectOccurrences(
  * Reopens a resolved group as regressed; false when another capture did first (it holds the row's
  * lock until it commits, then this one finds the group unresolved).
  */
-async function reopenGroup(trx: Kysely<any>, row: GroupRow): Promise<boolean> {
+async function reopenGroup(trx: ErrorDb, row: GroupRow): Promise<boolean> {
   const result = await trx
     .updateTable('error_groups')
     .set({ status: 'unresolved', regressed: 1, status_changed_at: row.status_changed_at })
@@ -237,23 +215,22 @@ async function reopenGroup(trx: Kysely<any>, row: GroupRow): Promise<boolean> {
 }
 
 /** A group's row with the counts not folded into it yet, this transaction's included. */
-async function withDeltas(trx: Kysely<any>, groupId: string): Promise<GroupRow> {
-  const row = groupRow(await trx.selectFrom('error_groups').selectAll().where('id', '=', groupId).executeTakeFirstOrThrow())
+async function withDeltas(trx: ErrorDb, groupId: string): Promise<GroupRow> {
+  const row = await trx.selectFrom('error_groups').selectAll().where('id', '=', groupId).executeTakeFirstOrThrow()
   const deltas = await trx.selectFrom('error_count_deltas').selectAll().where('group_id', '=', groupId).execute()
   for (const delta of deltas) addDelta(row, delta)
   return row
 }
 
 /** Adds a delta's counts to a group's totals; the group reads like its latest occurrence. */
-function addDelta(row: Pick<GroupRow, 'count' | 'first_seen' | 'last_seen' | 'name' | 'message'>, delta: Record<string, any>) {
-  const lastSeen = Number(delta.last_seen)
-  if (lastSeen >= row.last_seen) {
+function addDelta(row: GroupTotals, delta: CountDelta) {
+  if (delta.last_seen >= row.last_seen) {
     row.name = delta.name
     row.message = delta.message
   }
-  row.count += Number(delta.count)
-  row.first_seen = Math.min(row.first_seen, Number(delta.first_seen))
-  row.last_seen = Math.max(row.last_seen, lastSeen)
+  row.count += delta.count
+  row.first_seen = Math.min(row.first_seen, delta.first_seen)
+  row.last_seen = Math.max(row.last_seen, delta.last_seen)
 }
 
 /**
@@ -262,10 +239,10 @@ function addDelta(row: Pick<GroupRow, 'count' | 'first_seen' | 'last_seen' | 'na
  * every portal; captures go on meanwhile (they only take the groups' share locks).
  */
 export async function foldProjectCounts(ctx: PortalContext, projectId: string, groupIds?: string[]): Promise<void> {
-  const db = ctx.storage.db as unknown as Kysely<any>
+  const db = errorDb(ctx.storage.db)
   let query = db.selectFrom('error_count_deltas').select('group_id').distinct().where('project_id', '=', projectId)
   if (groupIds !== undefined) query = query.where('group_id', 'in', groupIds)
-  const pending = (await query.execute()).map((row) => row.group_id as string)
+  const pending = (await query.execute()).map((row) => row.group_id)
   if (pending.length === 0) return
   await db.transaction().execute(async (trx) => {
     await ctx.storage.lockInTransaction(trx, `error-counts:${projectId}`)
@@ -276,8 +253,7 @@ export async function foldProjectCounts(ctx: PortalContext, projectId: string, g
 
 /** Folds the appended counts of every project, a few at a time (the job that keeps the deltas short). */
 export async function foldAllCounts(ctx: PortalContext): Promise<void> {
-  const db = ctx.storage.db as unknown as Kysely<any>
-  const projects = await db.selectFrom('error_count_deltas').select('project_id').distinct().execute()
+  const projects = await errorDb(ctx.storage.db).selectFrom('error_count_deltas').select('project_id').distinct().execute()
   for (const { project_id } of projects) await foldProjectCounts(ctx, project_id)
 }
 
@@ -286,24 +262,21 @@ export async function foldAllCounts(ctx: PortalContext): Promise<void> {
  * occurrences. The caller holds the groups' locks, and either the project's `error-counts` lock or
  * the groups' own exclusively, so that no other fold of these groups runs at the same time.
  */
-export async function foldCounts(trx: Kysely<any>, storage: Storage, groupIds: string[]): Promise<void> {
+export async function foldCounts(trx: ErrorDb, storage: Storage, groupIds: string[]): Promise<void> {
   const deltas = await selectIn(groupIds, (chunk) => trx.deleteFrom('error_count_deltas').where('group_id', 'in', chunk).returningAll().execute())
   if (deltas.length === 0) return
-  const groups = new Map<string, Pick<GroupRow, 'count' | 'first_seen' | 'last_seen' | 'name' | 'message'>>()
+  const groups = new Map<string, GroupTotals>()
   const days = new Map<string, DayTotals>()
   const tags = new Map<string, TagTotals>()
   for (const delta of deltas) {
-    const group_id = delta.group_id as string
-    const fingerprint = delta.fingerprint as string
-    const count = Number(delta.count)
-    const totals = { count, first_seen: Number(delta.first_seen), last_seen: Number(delta.last_seen) }
+    const { group_id, fingerprint, day } = delta
+    const totals = { count: delta.count, first_seen: delta.first_seen, last_seen: delta.last_seen }
     const group = groups.get(group_id)
     if (group) addDelta(group, delta)
     else groups.set(group_id, { ...totals, name: delta.name, message: delta.message })
-    const day = Number(delta.day)
     addTotals(days, `${fingerprint}|${day}`, { fingerprint, day, group_id, ...totals })
     for (const key of TAG_KEYS) {
-      const value = delta[key] as string | null
+      const value = delta[key]
       if (value !== null) addTotals(tags, `${fingerprint}|${key}|${value}`, { fingerprint, key, value, group_id, ...totals })
     }
   }
@@ -326,7 +299,7 @@ export async function foldCounts(trx: Kysely<any>, storage: Storage, groupIds: s
   await storage.writeRows(trx, DAY_TOTALS_UPSERT, byKey(days))
   await storage.writeRows(trx, TAG_TOTALS_UPSERT, byKey(tags))
   const counted = await selectIn([...groups.keys()], (chunk) => trx.selectFrom('error_groups').select(['id', 'count']).where('id', 'in', chunk).execute())
-  for (const row of counted) if (Number(row.count) > OCCURRENCES_KEPT_PER_GROUP) await trimOccurrences(trx, row.id)
+  for (const row of counted) if (row.count > OCCURRENCES_KEPT_PER_GROUP) await trimOccurrences(trx, row.id)
 }
 
 function addTotals<R extends Totals>(map: Map<string, R>, key: string, row: R) {
@@ -338,20 +311,20 @@ function addTotals<R extends Totals>(map: Map<string, R>, key: string, row: R) {
 }
 
 const selectFingerprints = new ListStatement(
-  (db, fingerprints: string[]) => db.selectFrom('error_fingerprints').select(['fingerprint', 'group_id']).where('fingerprint', 'in', fingerprints),
+  (db, fingerprints: string[]) => errorDb(db).selectFrom('error_fingerprints').select(['fingerprint', 'group_id']).where('fingerprint', 'in', fingerprints),
   (fingerprint) => [fingerprint],
 )
 
-async function loadFingerprints(trx: Kysely<any>, fingerprints: string[]): Promise<Map<string, FingerprintRow>> {
-  const rows = await selectIn(fingerprints, (chunk) => selectFingerprints.execute<FingerprintRow>(trx, chunk))
+async function loadFingerprints(trx: ErrorDb, fingerprints: string[]): Promise<Map<string, FingerprintRow>> {
+  const rows = await selectIn(fingerprints, (chunk) => selectFingerprints.execute(trx, chunk))
   return new Map(rows.map((row) => [row.fingerprint, row]))
 }
 
-const selectGroups = new ListStatement((db, ids: string[]) => db.selectFrom('error_groups').selectAll().where('id', 'in', ids), (id) => [id])
+const selectGroups = new ListStatement((db, ids: string[]) => errorDb(db).selectFrom('error_groups').selectAll().where('id', 'in', ids), (id) => [id])
 
-async function loadGroups(trx: Kysely<any>, ids: string[]): Promise<Map<string, TouchedGroup>> {
-  const rows = await selectIn(ids, (chunk) => selectGroups.execute<Record<string, any>>(trx, chunk))
-  return new Map(rows.map((row) => [row.id, { row: groupRow(row), isNew: false, regressedNow: false }]))
+async function loadGroups(trx: ErrorDb, ids: string[]): Promise<Map<string, TouchedGroup>> {
+  const rows = await selectIn(ids, (chunk) => selectGroups.execute(trx, chunk))
+  return new Map(rows.map((row) => [row.id, { row, isNew: false, regressedNow: false }]))
 }
 
 /** Rows matching a list of keys too long for one statement (an ingest batch may carry thousands). */
@@ -359,24 +332,6 @@ async function selectIn<R>(keys: string[], select: (chunk: string[]) => Promise<
   const rows: R[] = []
   for (let start = 0; start < keys.length; start += MAX_KEYS_PER_SELECT) rows.push(...(await select(keys.slice(start, start + MAX_KEYS_PER_SELECT))))
   return rows
-}
-
-/** A group row with its numbers as numbers, whichever database it came from. */
-export function groupRow(row: Record<string, any>): GroupRow {
-  return {
-    id: row.id,
-    project_id: row.project_id,
-    fingerprint: row.fingerprint,
-    name: row.name,
-    message: row.message,
-    status: row.status,
-    regressed: Number(row.regressed),
-    count: Number(row.count),
-    first_seen: Number(row.first_seen),
-    last_seen: Number(row.last_seen),
-    status_changed_at: row.status_changed_at === null ? null : Number(row.status_changed_at),
-    created_at: Number(row.created_at),
-  }
 }
 
 /** A new group `id` for the occurrence's fingerprint, counting none yet; returns its id. */
@@ -429,7 +384,7 @@ function addToGroup(group: TouchedGroup, occurrence: Occurrence) {
 const GROUP_COLUMNS = ['id', 'project_id', 'fingerprint', 'name', 'message', 'status', 'regressed', 'count', 'first_seen', 'last_seen', 'status_changed_at', 'created_at'] as const
 
 const GROUP_UPSERT = rowWrite<GroupRow>(GROUP_COLUMNS, (db, rows) =>
-  db
+  errorDb(db)
     .insertInto('error_groups')
     .values(rows)
     .onConflict((conflict) =>
@@ -448,38 +403,32 @@ const GROUP_UPSERT = rowWrite<GroupRow>(GROUP_COLUMNS, (db, rows) =>
 )
 
 /** Writes whole group rows: new ones are inserted, known ones (read under the lock) take the new totals. */
-export function upsertGroups(trx: Kysely<any>, storage: Storage, rows: GroupRow[]) {
+export function upsertGroups(trx: Connection, storage: Storage, rows: GroupRow[]) {
   return storage.writeRows(trx, GROUP_UPSERT, rows)
 }
 
 /** A batch's occurrences of one fingerprint on one day with one environment, release and service. */
-type CountDelta = {
-  project_id: string
-  group_id: string
-  fingerprint: string
-  day: number
-  environment: string | null
-  release: string | null
-  service: string | null
-  name: string
-  message: string
-} & Totals
+type CountDelta = ErrorTables['error_count_deltas']
+
+/** What a fold adds to a group's row. */
+type GroupTotals = Pick<GroupRow, 'count' | 'first_seen' | 'last_seen' | 'name' | 'message'>
 
 const COUNT_DELTA_COLUMNS = ['project_id', 'group_id', 'fingerprint', 'day', 'environment', 'release', 'service', 'count', 'first_seen', 'last_seen', 'name', 'message'] as const
-const COUNT_DELTA_INSERT = rowWrite<CountDelta>(COUNT_DELTA_COLUMNS, (db, rows) => db.insertInto('error_count_deltas').values(rows))
+const COUNT_DELTA_INSERT = rowWrite<CountDelta>(COUNT_DELTA_COLUMNS, (db, rows) => errorDb(db).insertInto('error_count_deltas').values(rows))
 
-type DayTotals = { fingerprint: string; day: number; group_id: string } & Totals
-type TagTotals = { fingerprint: string; key: string; value: string; group_id: string } & Totals
+type DayTotals = ErrorTables['error_fingerprint_days']
+type TagTotals = ErrorTables['error_fingerprint_tags']
 
 const DAY_TOTALS_UPSERT = totalsUpsert<DayTotals>('error_fingerprint_days', ['fingerprint', 'day'], ['group_id'])
 const TAG_TOTALS_UPSERT = totalsUpsert<TagTotals>('error_fingerprint_tags', ['fingerprint', 'key', 'value'], ['group_id'])
 
 /** Adds a batch's counts to stored totals under `key`, keeping the earliest first and latest last seen. */
-function totalsUpsert<R extends Totals>(table: string, key: (keyof R & string)[], other: (keyof R & string)[]) {
+function totalsUpsert<R extends Totals & Record<string, unknown>>(table: 'error_fingerprint_days' | 'error_fingerprint_tags', key: (keyof R & string)[], other: (keyof R & string)[]) {
   const stored = (column: string) => sql.ref(`${table}.${column}`)
   const columns = [...key, ...other, 'count', 'first_seen', 'last_seen'] as (keyof R & string)[]
   return rowWrite<R>(columns, (db, rows) =>
-    db
+    // one statement for either table: its key columns are reached by name
+    tablesOf<TablesByName>(db)
       .insertInto(table)
       .values(rows)
       .onConflict((conflict) =>
@@ -495,14 +444,14 @@ function totalsUpsert<R extends Totals>(table: string, key: (keyof R & string)[]
 type FingerprintInsert = FingerprintRow & { project_id: string; algorithm: string; components: string }
 
 const FINGERPRINT_COLUMNS = ['fingerprint', 'group_id', 'project_id', 'algorithm', 'components'] as const
-const FINGERPRINT_INSERT = rowWrite<FingerprintInsert>(FINGERPRINT_COLUMNS, (db, rows) => db.insertInto('error_fingerprints').values(rows))
+const FINGERPRINT_INSERT = rowWrite<FingerprintInsert>(FINGERPRINT_COLUMNS, (db, rows) => errorDb(db).insertInto('error_fingerprints').values(rows))
 
 type OccurrenceRow = ReturnType<typeof occurrenceRow>
 
 const OCCURRENCE_COLUMNS = [
   'id', 'project_id', 'group_id', 'fingerprint', 'ts', 'received_at', 'name', 'message', 'stack', 'frames', 'release', 'environment', 'service', 'request', 'metadata', 'trace_id',
 ] as const
-const OCCURRENCE_INSERT = rowWrite<OccurrenceRow>(OCCURRENCE_COLUMNS, (db, rows) => db.insertInto('error_occurrences').values(rows))
+const OCCURRENCE_INSERT = rowWrite<OccurrenceRow>(OCCURRENCE_COLUMNS, (db, rows) => errorDb(db).insertInto('error_occurrences').values(rows))
 
 function occurrenceRow(occurrence: Occurrence, groupId: string) {
   return {
@@ -532,7 +481,7 @@ export function traceIdOf(metadata: Record<string, unknown>): string | null {
 }
 
 /** Deletes a group's occurrences older than the most recent OCCURRENCES_KEPT_PER_GROUP. */
-export async function trimOccurrences(trx: Kysely<any>, groupId: string) {
+export async function trimOccurrences(trx: ErrorDb, groupId: string) {
   const oldestKept = await trx
     .selectFrom('error_occurrences')
     .select(['ts', 'id'])
@@ -546,7 +495,7 @@ export async function trimOccurrences(trx: Kysely<any>, groupId: string) {
   await trx
     .deleteFrom('error_occurrences')
     .where('group_id', '=', groupId)
-    .where(sql<boolean>`(ts, id) < (${Number(oldestKept.ts)}, ${oldestKept.id})`)
+    .where(sql<boolean>`(ts, id) < (${oldestKept.ts}, ${oldestKept.id})`)
     .execute()
 }
 

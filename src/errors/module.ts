@@ -1,5 +1,4 @@
 import { Type } from 'typebox'
-import type { Kysely } from 'kysely'
 import { columnEquals, defineModule } from '../modules/module.ts'
 import { ErrorPayload, errorExamples } from './payload.ts'
 import { errorMigrations } from './migrations.ts'
@@ -7,6 +6,7 @@ import { occurrenceFromEvent } from './capture.ts'
 import { GROUPING_ALGORITHM } from './fingerprint.ts'
 import { foldAllCounts, OCCURRENCES_KEPT_PER_GROUP, recordOccurrences } from './group-store.ts'
 import { errorRoutes } from './routes.ts'
+import { errorDb } from './tables.ts'
 
 export const errorsModule = defineModule({
   type: 'error',
@@ -37,8 +37,7 @@ export const errorsModule = defineModule({
     async read(ctx, projectId) {
       const fixed = { groupingAlgorithm: GROUPING_ALGORITHM, occurrencesKeptPerGroup: OCCURRENCES_KEPT_PER_GROUP }
       if (projectId === undefined) return fixed
-      const db = ctx.storage.db as unknown as Kysely<any>
-      const row = await db
+      const row = await errorDb(ctx.storage.db)
         .selectFrom('error_groups')
         .select((eb) => [eb.fn.countAll<number>().as('groups'), eb.fn.sum<number>(eb.case().when('status', '=', 'unresolved').then(1).else(0).end()).as('unresolved')])
         .where('project_id', '=', projectId)

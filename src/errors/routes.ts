@@ -3,6 +3,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Kysely } from 'kysely'
 import type { PortalContext } from '../context.ts'
+import type { Database } from '../storage/tables.ts'
 import { accessPrincipal, type Principal } from '../http/auth.ts'
 import { DEFAULT_LIMIT, List, PageQuery } from '../http/list.ts'
 import { ProblemError, problemResponses } from '../http/problem.ts'
@@ -31,6 +32,7 @@ import {
 } from './group-reads.ts'
 import { HistogramQuery, histogramBuckets } from '../http/histogram.ts'
 import { mergeGroups, setGroupStatus, unmergeFingerprints } from './triage.ts'
+import { errorDb } from './tables.ts'
 import { inClaimOrder } from '../ingest/claim-order.ts'
 import { claimIdempotencyKey, findStoredResponse, idempotencyKeyOf, replay, setStoredResponse } from '../ingest/idempotency.ts'
 
@@ -65,7 +67,7 @@ const GroupsQuery = Type.Object(
 /** The errors module's own routes: capture, the grouped reads, triage, merge and unmerge. */
 export const errorRoutes: FastifyPluginAsync<{ ctx: PortalContext }> = async (plugin, { ctx }) => {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>()
-  const db = ctx.storage.db as unknown as Kysely<any>
+  const db = errorDb(ctx.storage.db)
   // Captures arriving together share one transaction; each is answered once it is committed.
   const committer = createGroupCommitter<Capture, RecordedOccurrence | undefined>(ctx.storage, (trx, captures) => recordCaptures(trx, ctx, captures), MAX_CAPTURES_PER_TRANSACTION, undefined, 'errors')
   app.addHook('onClose', () => committer.close())
@@ -105,7 +107,7 @@ export const errorRoutes: FastifyPluginAsync<{ ctx: PortalContext }> = async (pl
           201: { description: 'Committed and grouped, or the first answer to this idempotency key replayed.', headers: { ...RATE_HEADERS, ...IDEMPOTENT_REPLAYED }, content: { 'application/json': { schema: CaptureResponse } } },
           ...problemResponses(400, 401, 403, 'invalid_idempotency_key', 'idempotency_key_in_flight', 413, 415, 429, 503),
         },
-      } as any,
+      },
     },
     async (request, reply) => {
       refuseWhenBacklogged(committer, ctx.config.loadShedding)
@@ -317,7 +319,7 @@ interface Capture {
  * Records the captures whose key is not held already (by an earlier request, or by another capture of
  * this very group); the others record nothing and get undefined, so that their request replays the first answer.
  */
-async function recordCaptures(trx: Kysely<any>, ctx: PortalContext, captures: Capture[]): Promise<(RecordedOccurrence | undefined)[]> {
+async function recordCaptures(trx: Kysely<Database>, ctx: PortalContext, captures: Capture[]): Promise<(RecordedOccurrence | undefined)[]> {
   const pending = { statusCode: 201, body: '' } // replaced below, in this transaction, once the group is known
   const held = new Set<Capture>()
   for (const capture of inClaimOrder(captures, (capture) => ({ projectId: capture.occurrence.projectId, key: capture.key }))) {

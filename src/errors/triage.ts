@@ -1,13 +1,13 @@
-import type { Kysely } from 'kysely'
 import type { PortalContext } from '../context.ts'
 import { ProblemError } from '../http/problem.ts'
 import { newId } from '../ids.ts'
 import type { Storage } from '../storage/storage.ts'
 import { findGroup, groupFingerprints, withNotFound } from './group-reads.ts'
-import { foldCounts, lockFingerprintsAndGroups, lockProjectGroups, OCCURRENCES_KEPT_PER_GROUP, trimOccurrences, upsertGroups, type GroupRow, type GroupStatus } from './group-store.ts'
+import { foldCounts, lockFingerprintsAndGroups, lockProjectGroups, OCCURRENCES_KEPT_PER_GROUP, trimOccurrences, upsertGroups } from './group-store.ts'
+import { errorDb, type ErrorDb, type GroupRow, type GroupStatus } from './tables.ts'
 
 // Every row that belongs to a fingerprint carries its group, so moving a fingerprint moves these.
-const FINGERPRINT_TABLES = ['error_fingerprints', 'error_fingerprint_days', 'error_fingerprint_tags', 'error_occurrences']
+const FINGERPRINT_TABLES = ['error_fingerprints', 'error_fingerprint_days', 'error_fingerprint_tags', 'error_occurrences'] as const
 
 /** Sets a group's status; triage also clears `regressed`. */
 export function setGroupStatus(ctx: PortalContext, orgId: string, fingerprint: string, status: GroupStatus): Promise<GroupRow> {
@@ -76,18 +76,18 @@ async function withLockedGroup<T>(
   orgId: string,
   fingerprint: string,
   others: string[],
-  change: (trx: Kysely<any>, group: GroupRow) => Promise<T>,
+  change: (trx: ErrorDb, group: GroupRow) => Promise<T>,
 ): Promise<T> {
-  return (ctx.storage.db as unknown as Kysely<any>).transaction().execute(async (trx) => {
+  return errorDb(ctx.storage.db).transaction().execute(async (trx) => {
     const unlocked = await findGroup(trx, orgId, fingerprint)
     await lockProjectGroups(trx, ctx, unlocked.project_id)
     const groupIds = [unlocked.id]
     if (others.length > 0) {
       const rows = await trx.selectFrom('error_fingerprints').select('group_id').where('fingerprint', 'in', others).where('project_id', '=', unlocked.project_id).execute()
-      groupIds.push(...rows.map((row) => row.group_id as string))
+      groupIds.push(...rows.map((row) => row.group_id))
     }
     const held = await trx.selectFrom('error_fingerprints').select('fingerprint').where('group_id', 'in', groupIds).execute()
-    await lockFingerprintsAndGroups(trx, ctx, held.map((row) => row.fingerprint as string), groupIds)
+    await lockFingerprintsAndGroups(trx, ctx, held.map((row) => row.fingerprint), groupIds)
     // Captures committed before the locks left deltas under these groups; they move with the group's rows.
     await foldCounts(trx, ctx.storage, groupIds)
     return change(trx, await findGroup(trx, orgId, fingerprint))
@@ -95,7 +95,7 @@ async function withLockedGroup<T>(
 }
 
 /** Recomputes a group's totals from its fingerprints, its text from its latest occurrence, and its primary fingerprint. */
-async function refreshGroup(trx: Kysely<any>, storage: Storage, group: GroupRow): Promise<GroupRow> {
+async function refreshGroup(trx: ErrorDb, storage: Storage, group: GroupRow): Promise<GroupRow> {
   const fingerprints = await groupFingerprints(trx, [group.id])
   const latest = await trx
     .selectFrom('error_occurrences')

@@ -18,7 +18,8 @@ export function nameOf(schema: unknown): string | undefined {
   return typeof schema === 'object' && schema !== null ? ((schema as Record<string, unknown>)[COMPONENT_NAME] as string | undefined) : undefined
 }
 
-/** A node of the OpenAPI document or of a JSON Schema as parsed JSON: walked by key, its shape is the specification's, not a TypeScript type. */
+/** A node of the OpenAPI document or of a JSON Schema as parsed JSON, walked by key. */
+// any: its shape is the specification's, not a TypeScript type; `unknown` would need a cast at each step of a walk
 export type JsonNode = Record<string, any>
 
 /**

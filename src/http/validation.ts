@@ -22,5 +22,5 @@ function ajvWith(options: Options) {
 const coercing = ajvWith({ coerceTypes: 'array' })
 const strict = ajvWith({ coerceTypes: false })
 
-export const validatorCompiler: FastifySchemaCompiler<any> = ({ schema, httpPart }) =>
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
   (httpPart === 'body' ? strict : coercing).compile(schema as object)

@@ -153,6 +153,11 @@ redis.call('PEXPIRE', KEYS[1], math.ceil((er - e) / er * 1000) + 1000)
 return { allowed, tostring(e0), tostring(b0), tostring(now) }
 `
 
+/** The client with TAKE_SCRIPT defined as a command (`defineCommand` adds it at run time): allowed (1 or 0), then the tokens it saw and its clock. */
+type RateLimitRedis = Redis & {
+  portalTakeTokens(key: string, events: number, eventsPerSecond: number, batchesPerSecond: number): Promise<[allowed: number, events: string, batches: string, now: string]>
+}
+
 /**
  * Limits shared by every portal instance through Redis. While Redis cannot be reached (or does not
  * answer within REDIS_TIMEOUT_MS: a stalled event loop can make a healthy Redis look late), each
@@ -160,7 +165,7 @@ return { allowed, tostring(e0), tostring(b0), tostring(now) }
  * shared ones by itself when Redis answers again.
  */
 export function createRedisRateLimiter(url: string, batchesPerSecond: number, log: FastifyBaseLogger, commandTimeoutMs: number): IngestRateLimiter & { redis: Redis } {
-  const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: commandTimeoutMs, lazyConnect: false })
+  const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: commandTimeoutMs, lazyConnect: false }) as RateLimitRedis
   redis.on('error', () => {}) // reported through the fallback warning below, not once per reconnect attempt
   redis.defineCommand('portalTakeTokens', { numberOfKeys: 1, lua: TAKE_SCRIPT })
   const fallback = createMemoryRateLimiter(batchesPerSecond)
@@ -170,12 +175,7 @@ export function createRedisRateLimiter(url: string, batchesPerSecond: number, lo
     redis,
     async take(projectId, events, eventsPerSecond) {
       try {
-        const [allowed, e0, b0, now] = (await (redis as any).portalTakeTokens(`portal:ingest-rate:${projectId}`, events, eventsPerSecond, batchesPerSecond)) as [
-          number,
-          string,
-          string,
-          string,
-        ]
+        const [allowed, e0, b0, now] = await redis.portalTakeTokens(`portal:ingest-rate:${projectId}`, events, eventsPerSecond, batchesPerSecond)
         if (degraded) log.info('redis answers again; ingest rate limits are shared across instances once more')
         degraded = false
         // Re-run the same arithmetic on the tokens the script saw, to explain its decision the same way.

@@ -1,5 +1,6 @@
 import { Compile } from 'typebox/compile'
 import type { TObject } from 'typebox'
+import type { TLocalizedValidationError } from 'typebox/error'
 import { nestedDeeperThan } from '../http/json-body.ts'
 import { formReason } from '../modules/fields.ts'
 import type { EventModule } from '../modules/module.ts'
@@ -48,7 +49,7 @@ export function checkEvent(raw: unknown): EventCheck {
 
 export const MAX_DATA_DEPTH = 64
 
-function payloadReasons(payload: TObject, errors: { keyword: string; instancePath: string; params: any; message: string }[]): string {
+function payloadReasons(payload: TObject, errors: TLocalizedValidationError[]): string {
   const reasons = errors.map((error) => {
     const path = ['data', ...error.instancePath.split('/').filter(Boolean)]
     if (error.keyword === 'required') return `${path.join('.')}.${error.params.requiredProperties[0]}: required`
@@ -56,7 +57,7 @@ function payloadReasons(payload: TObject, errors: { keyword: string; instancePat
     const schema = payload.properties[path[1]]
     switch (error.keyword) {
       case 'type':
-        return `${field}: must be ${TYPE_NAMES[error.params.type] ?? error.params.type}`
+        return `${field}: must be ${TYPE_NAMES[String(error.params.type)] ?? error.params.type}`
       case 'minimum':
         return `${field}: must be at least ${error.params.limit}`
       case 'maximum':

@@ -1,12 +1,13 @@
 import { Type } from 'typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { Kysely } from 'kysely'
 import type { PortalContext } from '../context.ts'
 import { accessPrincipal } from '../http/auth.ts'
 import { named } from '../http/openapi-components.ts'
 import { ProblemError, problemResponses } from '../http/problem.ts'
 import { isoTime } from '../ids.ts'
 import { modules } from '../modules/registry.ts'
+import type { EventTablesByName } from '../modules/module.ts'
+import { moduleDb } from '../modules/read-route.ts'
 
 const DAY_MS = 24 * 60 * 60 * 1000
 /** Error occurrences live in the errors module's own table, beside the registry's event tables. */
@@ -34,7 +35,7 @@ export const ProjectActivity = named(
  * Two index reads (project_id, ts) per event table for the projects asked, never a scan of a table.
  */
 export const projectActivityRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = async (app, { ctx }) => {
-  const db = ctx.storage.db as unknown as Kysely<any>
+  const db = moduleDb<EventTablesByName>(ctx)
   app.get(
     '/api/projects/activity',
     {
@@ -59,7 +60,7 @@ export const projectActivityRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalConte
         .where('deleted_at', 'is', null)
         .where('id', 'in', [...new Set(request.query.project_id)])
         .execute()
-      const ids = live.map((row) => row.id as string)
+      const ids = live.map((row) => row.id)
       const missing = request.query.project_id.find((id) => !ids.includes(id))
       if (missing !== undefined) throw new ProblemError(404, 'not_found', `project ${missing} was not found`)
       const since = Date.now() - DAY_MS

@@ -10,7 +10,8 @@ export interface Migration {
   up(db: MigrationDb, types: ColumnTypes): Promise<void>
 }
 
-/** What a migration and the frozen helpers it calls write through: untyped on purpose, since today's row types are not the ones the migration saw. */
+/** What a migration and the frozen helpers it calls write through. */
+// any: untyped on purpose, since today's row types are not the ones the migration saw
 export type MigrationDb = Kysely<any>
 
 export const coreMigrations: Migration[] = [

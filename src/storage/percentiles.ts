@@ -1,10 +1,15 @@
-import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely'
+import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely'
+import { tablesOf, type Connection } from './tables.ts'
 
 /**
  * count, min, max and avg of `value`, and `p<N>` for each nearest-rank percentile asked for, beside
  * the group's own columns. The same figures whichever way a database computes them.
  */
 export type PercentileRow = Record<string, unknown>
+
+/** The values a percentile read ranks: a query over some module's table with a `value` column, grouped by columns the caller names. */
+// any: the table is whichever module's, and its group columns are reached by the names given at run time
+export type ValuesQuery = SelectQueryBuilder<any, any, any>
 
 /** A group of values: its name in the result and the expression that computes it. */
 export interface ValueGroup {
@@ -18,10 +23,10 @@ export interface ValueGroup {
  * is at least ⌈p·n/100⌉, written (p·n + 99) / 100 in integer division.
  */
 export async function rankedPercentiles(
-  values: SelectQueryBuilder<any, any, any>,
+  values: ValuesQuery,
   groups: ValueGroup[],
   percentiles: readonly number[],
-  db: Kysely<any>,
+  db: Connection,
 ): Promise<PercentileRow[]> {
   const partition = sql.join(groups.map((group) => group.expression))
   const ranked = values.select([
@@ -31,7 +36,7 @@ export async function rankedPercentiles(
     sql<number>`count(*) over (partition by ${partition})`.as('n'),
   ])
   const names = groups.map((group) => group.name)
-  return db
+  return tablesOf(db)
     .selectFrom(ranked.as('ranked'))
     .select((eb) => [
       ...names,
@@ -51,10 +56,10 @@ export async function rankedPercentiles(
  * functions are slow over many values but a query costs no round trip (SQLite), this is faster.
  */
 export async function percentilesAtRanks(
-  values: SelectQueryBuilder<any, any, any>,
+  values: ValuesQuery,
   columns: string[],
   percentiles: readonly number[],
-  db: Kysely<any>,
+  db: Connection,
 ): Promise<PercentileRow[]> {
   const groups = await values
     .select((eb) => [...columns, eb.fn.countAll().as('count'), eb.fn.min('value').as('min'), eb.fn.max('value').as('max'), eb.fn.avg('value').as('avg')])
@@ -64,7 +69,7 @@ export async function percentilesAtRanks(
   for (const group of groups) {
     const count = Number(group.count)
     const inGroup = columns.reduce((query, column) => query.where(column, group[column] === null ? 'is' : '=', group[column]), values)
-    const ranked = await db
+    const ranked = await tablesOf(db)
       .selectNoFrom(percentiles.map((p) => inGroup.select('value').orderBy('value').limit(1).offset(Math.floor((p * count + 99) / 100) - 1).as(`p${p}`)))
       .executeTakeFirstOrThrow()
     rows.push({ ...group, ...ranked })

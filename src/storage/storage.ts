@@ -1,7 +1,7 @@
 import type { Compilable, CompiledQuery, Kysely, RawBuilder, SelectQueryBuilder } from 'kysely'
-import type { PercentileRow } from './percentiles.ts'
+import type { PercentileRow, ValuesQuery } from './percentiles.ts'
 import type { Migration } from './migrations.ts'
-import type { Connection, Database } from './tables.ts'
+import { tablesOf, type Connection, type Database } from './tables.ts'
 import type { EventStore } from './event-store.ts'
 
 /** Column types that differ between the databases; migrations take them instead of asking which database runs. */
@@ -50,13 +50,13 @@ export interface Storage {
    * Writes `rows` with `write` (see `rowWrite`) inside the transaction `trx`, the way this database
    * writes many rows fastest.
    */
-  writeRows<R>(trx: Kysely<any>, write: ListStatement<R>, rows: R[]): Promise<void>
+  writeRows<R>(trx: Connection, write: ListStatement<R>, rows: R[]): Promise<void>
   /**
    * Nearest-rank `percentiles` of `value`, with its count, min, max and avg, per group of `columns` over
    * `values`: the same figures on either database, each computed the way it answers fastest over a month
    * of values (measured with `npm run bench -- reads`).
    */
-  percentilesByGroup(values: SelectQueryBuilder<any, any, any>, columns: string[], percentiles: readonly number[]): Promise<PercentileRow[]>
+  percentilesByGroup(values: ValuesQuery, columns: string[], percentiles: readonly number[]): Promise<PercentileRow[]>
   /** Where the event rows of `table` (a module's) are written and read (docs/event-store.md). */
   eventsOf(table: string): EventStore
   /** What retention and size reads need that each database does its own way (docs/retention.md). */
@@ -161,12 +161,12 @@ export async function writeHealthProbe(db: Kysely<Database>): Promise<void> {
  * where Kysely building and compiling the query (~10 µs) cost more than the database's answer.
  * `build` must use each parameter exactly once, in order, and no other value; this is checked here.
  */
-export function precompiled<P extends unknown[], R>(db: Kysely<any>, build: (...params: P) => Compilable<R>, sample: P) {
+export function precompiled<P extends unknown[], R>(db: Connection, build: (...params: P) => Compilable<R>, sample: P) {
   const compiled = build(...sample).compile()
   if (compiled.parameters.length !== sample.length || sample.some((value, index) => compiled.parameters[index] !== value)) {
     throw new Error(`precompiled: the query must take exactly its ${sample.length} parameters, in order: ${compiled.sql}`)
   }
-  return async (...params: P): Promise<R[]> => (await db.executeQuery<R>({ ...compiled, parameters: params } as CompiledQuery<R>)).rows
+  return async (...params: P): Promise<R[]> => (await tablesOf(db).executeQuery<R>({ ...compiled, parameters: params })).rows
 }
 
 // SQLite allows 32,766 bound values a statement and PostgreSQL 65,535; stay well under both.
@@ -179,20 +179,20 @@ const MAX_PRECOMPILED_LENGTH = 64
  * `precompiled` for a statement over a list (keys to look up, rows to write): compiled once for each
  * list length and database, then bound to other items' values. `values(item)` gives an item's
  * parameters in the order `build` binds them, and `build` binds nothing else; this is checked at each
- * length's first compilation.
+ * length's first compilation. `O` is a row of what the statement returns.
  */
-export class ListStatement<T> {
+export class ListStatement<T, O = unknown> {
   // Keyed by the database's adapter, which a Kysely instance shares with its transactions: one process
   // may hold a SQLite and a PostgreSQL portal (the tests do), and their SQL differs.
-  private readonly byDatabase = new WeakMap<object, Map<number, CompiledQuery>>()
+  private readonly byDatabase = new WeakMap<object, Map<number, CompiledQuery<O>>>()
 
   constructor(
-    private readonly build: (db: Kysely<any>, items: T[]) => Compilable<unknown>,
+    private readonly build: (db: Kysely<Database>, items: T[]) => Compilable<O>,
     readonly values: (item: T) => unknown[],
   ) {}
 
   /** The statement for `items`, bound to their values. */
-  compile(db: Kysely<any>, items: T[]): CompiledQuery {
+  compile(db: Connection, items: T[]): CompiledQuery<O> {
     const parameters: unknown[] = []
     for (const item of items) parameters.push(...this.values(item))
     const adapter = db.getExecutor().adapter
@@ -200,7 +200,7 @@ export class ListStatement<T> {
     if (!byLength) this.byDatabase.set(adapter, (byLength = new Map()))
     const compiled = byLength.get(items.length)
     if (compiled) return { ...compiled, parameters }
-    const built = this.build(db, items).compile()
+    const built = this.build(tablesOf(db), items).compile()
     if (built.parameters.length !== parameters.length || parameters.some((value, index) => !Object.is(built.parameters[index], value))) {
       throw new Error(`ListStatement: the statement must bind each item's values, in order: ${built.sql}`)
     }
@@ -208,18 +208,18 @@ export class ListStatement<T> {
     return built
   }
 
-  async execute<R>(db: Kysely<any>, items: T[]): Promise<R[]> {
-    return (await db.executeQuery<R>(this.compile(db, items))).rows
+  async execute(db: Connection, items: T[]): Promise<O[]> {
+    return (await tablesOf(db).executeQuery(this.compile(db, items))).rows
   }
 }
 
 /**
- * An insert or upsert of rows, for `Storage.writeRows`: `build` gets rows holding exactly `columns`, in
- * that order, whatever else or in whatever order the given objects hold.
+ * An insert or upsert of rows, for `Storage.writeRows`: `build` gets rows holding exactly `columns` (every
+ * column of `R`), in that order, whatever else or in whatever order the given objects hold.
  */
-export function rowWrite<R>(columns: readonly (keyof R & string)[], build: (db: Kysely<any>, rows: Record<string, unknown>[]) => Compilable<unknown>) {
+export function rowWrite<R>(columns: readonly (keyof R & string)[], build: (db: Kysely<Database>, rows: R[]) => Compilable<unknown>) {
   return new ListStatement<R>(
-    (db, rows) => build(db, rows.map((row) => Object.fromEntries(columns.map((column) => [column, row[column]])))),
+    (db, rows) => build(db, rows.map((row) => Object.fromEntries(columns.map((column) => [column, row[column]])) as R)),
     (row) => columns.map((column) => row[column]),
   )
 }

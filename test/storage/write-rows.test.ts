@@ -2,6 +2,7 @@ import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { sql, type Kysely } from 'kysely'
 import { openStorage, rowWrite, type Storage } from '../../src/storage/storage.ts'
+import { tablesOf } from '../../src/storage/tables.ts'
 import { createTestDatabase, DIALECTS } from '../support/portal.ts'
 
 interface Tally {
@@ -12,7 +13,7 @@ interface Tally {
 
 // Adds to the stored total, as the errors module's counters do.
 const TALLY_UPSERT = rowWrite<Tally>(['id', 'label', 'total'], (db, rows) =>
-  db
+  tablesOf<{ tallies: Tally }>(db)
     .insertInto('tallies')
     .values(rows)
     .onConflict((conflict) => conflict.column('id').doUpdateSet({ label: sql.ref('excluded.label'), total: sql`tallies.total + excluded.total` })),

@@ -1,4 +1,5 @@
 import { Type } from 'typebox'
+import type { FastifyReply } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { PortalContext } from '../../context.ts'
 import { ProblemError, problemErrorHandler, problemResponses } from '../../http/problem.ts'
@@ -28,7 +29,8 @@ interface Signal {
   item: string
   /** a real OTLP/JSON request of this signal, for the document's example */
   example: object
-  translate(message: any, receivedAt: number): Translation
+  /** reads the decoded message as its signal's request type, unchecked: a body of another shape fails in it (see translateBody) */
+  translate(message: unknown, receivedAt: number): Translation
 }
 
 const EXAMPLE_RESOURCE = { attributes: [{ key: 'service.name', value: { stringValue: 'checkout' } }] }
@@ -179,9 +181,10 @@ export const otlpRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext; pipelin
             },
             ...problemResponses(400, 'invalid_otlp', 'invalid_protobuf', 'invalid_gzip', 401, 403, 413, 'batch_too_large', 415, 'unsupported_content_encoding', 429, 503),
           },
-        } as any,
+        },
       },
-      async (request, reply) => {
+      // An untyped reply: the answer goes out encoded here (protobuf or JSON); the schema's 200 documents both.
+      async (request, reply: FastifyReply) => {
         pipeline.refuseWhenBacklogged()
         const principal = request.principal as ApiKeyPrincipal
         const encoding = encodingOf(request.headers['content-type'])

@@ -147,7 +147,7 @@ export const sentryRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext; pipel
             200: { description: 'Committed.', headers: RATE_HEADERS, content: { 'application/json': { schema: Accepted } } },
             ...problemResponses(400, ...route.problems, 'invalid_gzip', 401, 403, 404, 413, 'batch_too_large', 415, 'unsupported_content_encoding', 429, 503),
           },
-        } as any,
+        },
       },
       async (request, reply) => {
         pipeline.refuseWhenBacklogged()

@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { named } from '../../http/openapi-components.ts'
-import { sql, type ExpressionBuilder } from 'kysely'
+import { sql } from 'kysely'
 import type { PortalContext } from '../../context.ts'
 import { DEFAULT_LIMIT, List, PageQuery, pageAfter, toPage } from '../../http/list.ts'
 import { ProblemError } from '../../http/problem.ts'
@@ -145,15 +145,16 @@ export const traceReads = moduleReads((app, ctx) => {
       if (minDurationMs !== undefined) roots = roots.where('root.duration_ms', '>=', minDurationMs)
       if (maxDurationMs !== undefined) roots = roots.where('root.duration_ms', '<=', maxDurationMs)
       if (error !== undefined) {
-        const errorSpans = ({ exists, selectFrom }: ExpressionBuilder<any, any>) =>
-          exists(
+        roots = roots.where(({ exists, not, selectFrom }) => {
+          const errorSpans = exists(
             selectFrom('trace_events as span')
               .select('span.id')
               .whereRef('span.project_id', '=', 'root.project_id')
               .whereRef('span.trace_id', '=', 'root.trace_id')
               .where(isErrorSpan(ctx, 'span.data')),
           )
-        roots = error ? roots.where(errorSpans) : roots.where((eb) => eb.not(errorSpans(eb)))
+          return error ? errorSpans : not(errorSpans)
+        })
       }
       const rows = await pageAfter(roots, cursor, limit, 'root.ts', 'root.id').execute()
       const extents = await traceExtents(ctx, projectId, [...new Set(rows.slice(0, limit).map((row) => row.trace_id as string))])

@@ -6,7 +6,7 @@ import { Kysely, sql, type Generated } from 'kysely'
 import { percentilesAtRanks } from '../percentiles.ts'
 import { likePattern, type SpaceManagement, type Storage } from '../storage.ts'
 import type { EventStore } from '../event-store.ts'
-import { tablesOf } from '../tables.ts'
+import { tablesOf, type Database } from '../tables.ts'
 import type { Migration } from '../migrations.ts'
 import { DuckdbDialect } from './duckdb-dialect.ts'
 
@@ -167,7 +167,7 @@ export async function withDuckdbEvents(storage: Storage, file: string, tables: s
   }, MATERIALISE_EVERY_MS)
   timer.unref()
 
-  const db = new Kysely<any>({ dialect: new DuckdbDialect(readConnection, () => (closed ? Promise.resolve() : materialise())) })
+  const db = new Kysely<Database>({ dialect: new DuckdbDialect(readConnection, () => (closed ? Promise.resolve() : materialise())) })
 
   const events: EventStore = {
     db,

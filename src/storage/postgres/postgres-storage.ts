@@ -2,7 +2,7 @@ import pg from 'pg'
 import { Kysely, PostgresDialect, sql } from 'kysely'
 import { rankedPercentiles } from '../percentiles.ts'
 import { DEFAULT_POOL_WAIT_MS, likePattern, MAX_VALUES_PER_STATEMENT, PoolExhaustedError, writeHealthProbe, type Storage, type StorageOptions } from '../storage.ts'
-import type { Database } from '../tables.ts'
+import { tablesOf, type Database } from '../tables.ts'
 import { sameDatabaseEvents } from '../event-store.ts'
 import { postgresLayoutMigrations } from './postgres-migrations.ts'
 import { postgresSpace } from './postgres-space.ts'
@@ -59,7 +59,7 @@ export function openPostgresStorage(
     containsText: (column, needle) => sql<boolean>`${sql.ref(column)} ilike ${likePattern(needle)} escape '\\'`,
     // one windowed pass: a query per group would cost a round trip each
     percentilesByGroup: (values, columns, percentiles) =>
-      rankedPercentiles(values, columns.map((name) => ({ name, expression: sql.ref(name) })), percentiles, db as unknown as Kysely<any>),
+      rankedPercentiles(values, columns.map((name) => ({ name, expression: sql.ref(name) })), percentiles, db),
     forUpdateSkipLocked: (query) => query.forUpdate().skipLocked(),
     // The lock's session is a connection of its own: `run` queries through the pool, which may have just one.
     async withExclusiveLock(name, run) {
@@ -100,10 +100,11 @@ export function openPostgresStorage(
     },
     // One statement per chunk of rows: each statement is a round trip to the server.
     async writeRows(trx, write, rows) {
-      if (!trx.isTransaction) throw new Error('writeRows runs inside a transaction')
+      const db = tablesOf(trx)
+      if (!db.isTransaction) throw new Error('writeRows runs inside a transaction')
       if (rows.length === 0) return
       const perStatement = Math.max(1, Math.floor(MAX_VALUES_PER_STATEMENT / write.values(rows[0]).length))
-      for (let start = 0; start < rows.length; start += perStatement) await trx.executeQuery(write.compile(trx, rows.slice(start, start + perStatement)))
+      for (let start = 0; start < rows.length; start += perStatement) await db.executeQuery(write.compile(trx, rows.slice(start, start + perStatement)))
     },
     // The event tables are PostgreSQL's own: an ingest is one transaction, no outbox.
     eventsOf() {

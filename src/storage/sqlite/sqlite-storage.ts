@@ -4,7 +4,7 @@ import SQLite from 'better-sqlite3'
 import { Kysely, SqliteDialect, SqliteDriver, sql, type DatabaseConnection, type Driver } from 'kysely'
 import { percentilesAtRanks } from '../percentiles.ts'
 import { DEFAULT_POOL_WAIT_MS, likePattern, PoolExhaustedError, writeHealthProbe, type Storage } from '../storage.ts'
-import type { Database } from '../tables.ts'
+import { tablesOf, type Database } from '../tables.ts'
 import { sameDatabaseEvents } from '../event-store.ts'
 import { walSync, type WalSync } from './wal-sync.ts'
 import { sqliteLayoutMigrations } from './sqlite-migrations.ts'
@@ -60,7 +60,7 @@ export function openSqliteStorage(
     },
     containsText: (column, needle) => sql<boolean>`${sql.ref(column)} like ${likePattern(needle)} escape '\\'`,
     // SQLite's window functions are ~2.5× slower over a month of values, but its queries cost no round trip.
-    percentilesByGroup: (values, columns, percentiles) => percentilesAtRanks(values, columns, percentiles, db as unknown as Kysely<any>),
+    percentilesByGroup: (values, columns, percentiles) => percentilesAtRanks(values, columns, percentiles, db),
     // SQLite has one writer at a time: a write transaction already excludes every other claimer.
     forUpdateSkipLocked: (query) => query,
     // One SQLite file has one writer process; the in-process lock is all there is to hold.
@@ -73,7 +73,7 @@ export function openSqliteStorage(
     async writeRows(trx, write, rows) {
       // Only a transaction holds SQLite's one connection while it runs: anywhere else, another caller's
       // transaction could be open on it.
-      if (!trx.isTransaction || !database.inTransaction) throw new Error('writeRows runs inside a transaction')
+      if (!tablesOf(trx).isTransaction || !database.inTransaction) throw new Error('writeRows runs inside a transaction')
       if (rows.length === 0) return
       const first = write.compile(trx, rows.slice(0, 1))
       const statement = statements.prepare(first.sql)

@@ -1,0 +1,81 @@
+import type { Kysely } from 'kysely'
+import type { EventRow } from '../modules/module.ts'
+import { tablesOf, type Connection, type Database } from '../storage/tables.ts'
+
+export type GroupStatus = 'unresolved' | 'resolved' | 'ignored'
+
+/** A row of `error_groups`: a group's triage state and its totals as last folded (see `foldCounts`). */
+export interface GroupRow {
+  id: string
+  project_id: string
+  /** the fingerprint the group is known by */
+  fingerprint: string
+  name: string
+  message: string
+  status: GroupStatus
+  /** 1 when an occurrence reopened it after it was resolved, until the next triage */
+  regressed: number
+  count: number
+  first_seen: number
+  last_seen: number
+  status_changed_at: number | null
+  created_at: number
+}
+
+/** Occurrences counted, and when the first and the last of them happened. */
+export type Totals = { count: number; first_seen: number; last_seen: number }
+
+/**
+ * Row types of the errors module's tables (migrations errors/001 to 005). Bigint columns read as
+ * numbers on both databases (the PostgreSQL pool parses int8); a `sum` of them is PostgreSQL's numeric, a string.
+ */
+export interface ErrorTables {
+  error_events: EventRow & { name: string | null; environment: string | null; release: string | null }
+  error_groups: GroupRow
+  /** a fingerprint's group and why it hashed as it did; only its group ever changes (merge, unmerge) */
+  error_fingerprints: { fingerprint: string; project_id: string; group_id: string; algorithm: string; components: unknown }
+  error_fingerprint_days: { fingerprint: string; day: number; group_id: string } & Totals
+  /** per fingerprint, one row for each `key` (environment, release, service) and value an occurrence named */
+  error_fingerprint_tags: { fingerprint: string; key: string; value: string; group_id: string } & Totals
+  error_occurrences: {
+    id: string
+    project_id: string
+    group_id: string
+    fingerprint: string
+    ts: number
+    received_at: number
+    name: string
+    message: string
+    stack: string | null
+    /** JSON: the structured frames as given, or null */
+    frames: unknown
+    release: string | null
+    environment: string | null
+    service: string | null
+    /** JSON, or null */
+    request: unknown
+    /** JSON: the capture's fields beyond the known ones */
+    metadata: unknown
+    /** null for occurrences stored before errors/004 */
+    trace_id: string | null
+  }
+  /** counts appended by captures, folded into the group, day and tag rows by `foldCounts` */
+  error_count_deltas: {
+    project_id: string
+    group_id: string
+    fingerprint: string
+    day: number
+    environment: string | null
+    release: string | null
+    service: string | null
+    name: string
+    message: string
+  } & Totals
+}
+
+export type ErrorDb = Kysely<Database & ErrorTables>
+
+/** `connection` typed with the portal's tables and the errors module's. */
+export function errorDb(connection: Connection): ErrorDb {
+  return tablesOf<ErrorTables>(connection)
+}
