@@ -180,8 +180,9 @@ const FASTIFY_CODES: Record<string, [number, string]> = {
 export function problemErrorHandler(isUnavailable: (error: unknown) => boolean) {
   return function handleError(this: unknown, error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
     if (error instanceof ProblemError) return sendProblem(reply, error.status, error.code, error.detail, error.headers)
-    // The client hung up while its body was being read: there is no one to answer, so no answer is written.
-    if (error.code === 'ECONNRESET' || request.raw.aborted) {
+    // The client hung up (say, while its body was being read): there is no one to answer, so no answer
+    // is written. An ECONNRESET from the database is not this: its client is still waiting for a 503.
+    if (request.raw.aborted || request.raw.socket?.destroyed) {
       reply.hijack()
       return void request.raw.destroy()
     }
