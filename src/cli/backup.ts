@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import SQLite from 'better-sqlite3'
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api'
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api'
 import type { Config } from '../config.ts'
 
 const KEY_FILE = 'secret.key'
@@ -76,6 +76,8 @@ export async function backupEmbedded(config: Config, destination: string): Promi
  * file's WAL (left by a portal killed before its checkpoint) in memory and leaves the file as it is.
  */
 async function openEventsReadOnly(file: string): Promise<{ instance: DuckDBInstance; connection: DuckDBConnection }> {
+  // Loaded here, not at the top: every CLI start would otherwise load DuckDB's 68 MB binary.
+  const { DuckDBInstance } = await import('@duckdb/node-api')
   const instance = await DuckDBInstance.create(':memory:', { threads: '1' })
   const connection = await instance.connect()
   try {
