@@ -40,7 +40,8 @@ export async function run() {
     const seconds = (performance.now() - began) / 1000
     await portal.close()
     const bytes = folderBytes(database.dataDir)
-    console.log(`EVENT_STORE=${store.padEnd(6)} ${Math.round(EVENTS / seconds).toLocaleString('en').padStart(7)} ev/s (one connection)  ${(bytes / EVENTS).toFixed(1)} B/event for the data folder after a clean stop`)
+    const files = fs.readdirSync(database.dataDir).map((name) => `${name} ${(fs.statSync(path.join(database.dataDir, name)).size / EVENTS).toFixed(1)}`)
+    console.log(`EVENT_STORE=${store.padEnd(6)} ${Math.round(EVENTS / seconds).toLocaleString('en').padStart(7)} ev/s (one connection)  ${(bytes / EVENTS).toFixed(1)} B/event for the data folder after a clean stop (${files.join(', ')})`)
     await database.drop()
   }
 }
