@@ -52,9 +52,11 @@ function seededEvent(n: number, ts: string) {
 }
 
 async function seed(t: TestPortal, project: TestProject) {
-  const start = Date.now() - EVENTS * 1000
+  // A second apart, but never spread past 25 days: the default retention (30 days) keeps them all.
+  const stepMs = Math.min(1000, (25 * 86_400_000) / EVENTS)
+  const start = Date.now() - EVENTS * stepMs
   for (let first = 0; first < EVENTS; first += BATCH) {
-    const events = Array.from({ length: BATCH }, (_, i) => seededEvent(first + i, new Date(start + (first + i) * 1000).toISOString()))
+    const events = Array.from({ length: BATCH }, (_, i) => seededEvent(first + i, new Date(start + (first + i) * stepMs).toISOString()))
     const answer = await ingest(t, project, events)
     if (answer.status !== 200 || answer.body.accepted !== BATCH) throw new Error(`seed: ${answer.status} ${answer.text.slice(0, 300)}`)
   }
