@@ -11,8 +11,9 @@ const EVENTS = Number(process.env.BENCH_PORTAL_EVENTS ?? 100_000)
 const BATCH = 100
 const LEVELS = ['info', 'info', 'info', 'debug', 'warn', 'error']
 
-function folderBytes(dir: string): number {
-  return fs.readdirSync(dir).reduce((sum, name) => sum + fs.statSync(path.join(dir, name)).size, 0)
+/** Each file of a data folder with its size in bytes. */
+function fileSizes(dir: string): [name: string, bytes: number][] {
+  return fs.readdirSync(dir).map((name) => [name, fs.statSync(path.join(dir, name)).size])
 }
 
 function batchOf(first: number, start: number) {
@@ -39,8 +40,9 @@ export async function run() {
     }
     const seconds = (performance.now() - began) / 1000
     await portal.close()
-    const bytes = folderBytes(database.dataDir)
-    const files = fs.readdirSync(database.dataDir).map((name) => `${name} ${(fs.statSync(path.join(database.dataDir, name)).size / EVENTS).toFixed(1)}`)
+    const sizes = fileSizes(database.dataDir)
+    const bytes = sizes.reduce((sum, [, size]) => sum + size, 0)
+    const files = sizes.map(([name, size]) => `${name} ${(size / EVENTS).toFixed(1)}`)
     console.log(`EVENT_STORE=${store.padEnd(6)} ${Math.round(EVENTS / seconds).toLocaleString('en').padStart(7)} ev/s (one connection)  ${(bytes / EVENTS).toFixed(1)} B/event for the data folder after a clean stop (${files.join(', ')})`)
     await database.drop()
   }
