@@ -1,0 +1,56 @@
+// dist/server: src/ bundled by esbuild into a few files. Node loads it in about a third of the time it takes
+// to load the TypeScript sources through tsx (about 1,700 files resolved through loader hooks), which is
+// most of a start. `node bin/server-bundle.js` builds it; `npm ci`, `npm start`, `npm test` and
+// `npm run bench` do so first.
+import fs from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const SOURCES = path.join(ROOT, 'src')
+const OUT_DIR = path.join(ROOT, 'dist/server')
+const ENTRY = path.join(OUT_DIR, 'portal.mjs')
+
+function newestSource(dir) {
+  let newest = 0
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const file = path.join(dir, entry.name)
+    newest = Math.max(newest, entry.isDirectory() ? newestSource(file) : fs.statSync(file).mtimeMs)
+  }
+  return newest
+}
+
+/** The bundle's URL when it was built after the last change to src/; null otherwise, so a stale bundle never runs. */
+export function freshBundle() {
+  try {
+    return fs.statSync(ENTRY).mtimeMs >= newestSource(SOURCES) ? pathToFileURL(ENTRY).href : null
+  } catch {
+    return null
+  }
+}
+
+export async function buildBundle() {
+  const esbuild = await import('esbuild')
+  const staging = `${OUT_DIR}.${process.pid}`
+  await esbuild.build({
+    entryPoints: { portal: path.join(SOURCES, 'cli/portal.ts') },
+    bundle: true,
+    // dynamic imports (DuckDB, the backup command) stay separate files, loaded only when used
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    outdir: staging,
+    outExtension: { '.js': '.mjs' },
+    // native addons, and pino, whose transports load its files by path in worker threads
+    external: ['better-sqlite3', '@duckdb/node-api', 'pino'],
+    // CommonJS packages in an ES module bundle call require()
+    banner: { js: "import { createRequire as portalCreateRequire } from 'node:module'; const require = portalCreateRequire(import.meta.url);" },
+    logLevel: 'warning',
+  })
+  // one rename: a portal starting meanwhile sees the old bundle or the new one, never half of one
+  fs.rmSync(OUT_DIR, { recursive: true, force: true })
+  fs.renameSync(staging, OUT_DIR)
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) await buildBundle()
