@@ -1,12 +1,12 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { loadConfig, type Config } from '../../src/config.ts'
 import { createAccessToken, DEFAULT_ORG_ID } from '../../src/identity/store.ts'
 import { hmacSha256Hex } from '../../src/identity/secrets.ts'
-import { createLogger, startPortal, type RunningPortal } from '../../src/portal.ts'
+import { createLogger, openMigratedStorage, startPortal, type RunningPortal } from '../../src/portal.ts'
 import { checkEveryResponse } from './openapi-conformance.ts'
 
 export type Dialect = 'sqlite' | 'postgres'
@@ -17,14 +17,18 @@ export const DIALECTS: Dialect[] = (process.env.TEST_DATABASES ?? 'sqlite,postgr
 export const POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 
-/** A fresh, empty database of the dialect, and how to drop it afterwards. */
-export async function createTestDatabase(dialect: Dialect): Promise<{ url: string; dataDir: string; drop(): Promise<void> }> {
+/**
+ * A fresh database of the dialect, and how to drop it afterwards: empty, or with `migrated` a copy of one
+ * that every migration has run on. On PostgreSQL that copy is made from a template database in about 0.2 s,
+ * where migrating takes 4–6 s (the event tables' day partitions), which was most of a suite's set-up.
+ */
+export async function createTestDatabase(dialect: Dialect, { migrated = false } = {}): Promise<{ url: string; dataDir: string; drop(): Promise<void> }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'portal-test-'))
   if (dialect === 'sqlite') {
     return { url: `sqlite:${path.join(dataDir, 'portal.db')}`, dataDir, drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }) }
   }
   const name = `portal_test_${randomBytes(6).toString('hex')}`
-  await adminQuery(`create database ${name}`)
+  await adminQuery(`create database ${name}${migrated ? ` template ${await migratedTemplate()}` : ''}`)
   const url = new URL(POSTGRES_ADMIN_URL)
   url.pathname = `/${name}`
   return {
@@ -35,6 +39,45 @@ export async function createTestDatabase(dialect: Dialect): Promise<{ url: strin
       fs.rmSync(dataDir, { recursive: true, force: true })
     },
   }
+}
+
+let template: Promise<string> | undefined
+
+/**
+ * The name of a PostgreSQL database migrated by the current sources, made by the first test file that asks
+ * (the others wait on an advisory lock). Its name holds a hash of src/ and today's date, so an edited
+ * migration, or a day that moves the partitions made ahead, gives a new one; older ones are dropped.
+ */
+function migratedTemplate(): Promise<string> {
+  return (template ??= (async () => {
+    const hash = createHash('sha256')
+    const sources = path.resolve(import.meta.dirname, '../../src')
+    for (const file of fs.readdirSync(sources, { recursive: true, encoding: 'utf8' }).sort()) {
+      const full = path.join(sources, file)
+      if (fs.statSync(full).isFile()) hash.update(file).update(fs.readFileSync(full))
+    }
+    const name = `portal_template_${hash.digest('hex').slice(0, 12)}_${new Date().toISOString().slice(0, 10).replace(/-/g, '')}`
+    const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL })
+    await client.connect()
+    try {
+      await client.query(`select pg_advisory_lock(hashtext('portal test template'))`)
+      if ((await client.query('select 1 from pg_database where datname = $1', [name])).rowCount) return name
+      const stale = await client.query<{ datname: string }>(`select datname from pg_database where datname like 'portal\_template\_%'`)
+      for (const { datname } of stale.rows) await client.query(`drop database if exists ${datname}`).catch(() => {}) // one in use by another run stays
+      const building = `${name}_building`
+      await client.query(`drop database if exists ${building}`)
+      await client.query(`create database ${building}`)
+      const url = new URL(POSTGRES_ADMIN_URL)
+      url.pathname = `/${building}`
+      const storage = await openMigratedStorage(loadConfig({ DATABASE_URL: url.toString(), PORTAL_DATA_DIR: os.tmpdir() }))
+      await storage.close()
+      await client.query(`alter database ${building} rename to ${name}`)
+      return name
+    } finally {
+      await client.query(`select pg_advisory_unlock(hashtext('portal test template'))`).catch(() => {})
+      await client.end()
+    }
+  })())
 }
 
 async function adminQuery(text: string) {
@@ -106,7 +149,7 @@ export type TestDatabase = Awaited<ReturnType<typeof createTestDatabase>>
 
 /** A real portal listening on loopback over a fresh database; `env` is read like the process environment. */
 export async function startTestPortal(dialect: Dialect, env: Record<string, string> = {}): Promise<TestPortal> {
-  const database = await createTestDatabase(dialect)
+  const database = await createTestDatabase(dialect, { migrated: true })
   const t = await startTestPortalOn(dialect, database, env)
   return {
     ...t,
