@@ -13,7 +13,7 @@ import { createIngestPipeline } from './ingest/pipeline.ts'
 import { otlpRoutes } from './intake/otlp/routes.ts'
 import { sentryRoutes } from './intake/sentry/routes.ts'
 import { uiPlugin } from './http/ui.ts'
-import { validatorCompiler } from './http/validation.ts'
+import { schemaController, validatorCompiler } from './http/validation.ts'
 import { MAX_BODY_DEPTH, parseJsonBody, replaceNulInParameters } from './http/json-body.ts'
 import { eventReads } from './modules/event-reads.ts'
 import { metricsPlugin } from './metrics/routes.ts'
@@ -42,6 +42,7 @@ export async function buildServer(ctx: PortalContext) {
     routerOptions: { maxParamLength: 16 * 1024 },
     // A malformed percent-escape in the path is refused by the router before any route: a problem body too.
     frameworkErrors: (error, request, reply) => handleError(error, request, reply),
+    schemaController,
   }).withTypeProvider<TypeBoxTypeProvider>()
   app.setValidatorCompiler(validatorCompiler)
   app.removeContentTypeParser('application/json')
