@@ -236,16 +236,19 @@ function addDelta(row: GroupTotals, delta: CountDelta) {
 /**
  * Adds the appended counts of the project's groups (all of them when `groupIds` is not given) to their
  * group, day and tag rows, before a read of its groups. One fold of a project runs at a time, over
- * every portal; captures go on meanwhile (they only take the groups' share locks).
+ * every portal; captures go on meanwhile (they only take the groups' share locks). With `unlessBusy`
+ * (the background job) a project another portal is folding is left to it rather than waited for.
  */
-export async function foldProjectCounts(ctx: PortalContext, projectId: string, groupIds?: string[]): Promise<void> {
+export async function foldProjectCounts(ctx: PortalContext, projectId: string, groupIds?: string[], { unlessBusy = false } = {}): Promise<void> {
   const db = errorDb(ctx.storage.db)
   let query = db.selectFrom('error_count_deltas').select('group_id').distinct().where('project_id', '=', projectId)
   if (groupIds !== undefined) query = query.where('group_id', 'in', groupIds)
   const pending = (await query.execute()).map((row) => row.group_id)
   if (pending.length === 0) return
   await db.transaction().execute(async (trx) => {
-    await ctx.storage.lockInTransaction(trx, `error-counts:${projectId}`)
+    const lock = `error-counts:${projectId}`
+    if (!unlessBusy) await ctx.storage.lockInTransaction(trx, lock)
+    else if (!(await ctx.storage.tryLockInTransaction(trx, lock))) return
     await lockGroups(trx, ctx, pending, true)
     await foldCounts(trx, ctx.storage, pending)
   })
@@ -254,7 +257,7 @@ export async function foldProjectCounts(ctx: PortalContext, projectId: string, g
 /** Folds the appended counts of every project, a few at a time (the job that keeps the deltas short). */
 export async function foldAllCounts(ctx: PortalContext): Promise<void> {
   const projects = await errorDb(ctx.storage.db).selectFrom('error_count_deltas').select('project_id').distinct().execute()
-  for (const { project_id } of projects) await foldProjectCounts(ctx, project_id)
+  for (const { project_id } of projects) await foldProjectCounts(ctx, project_id, undefined, { unlessBusy: true })
 }
 
 /**

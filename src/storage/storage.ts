@@ -46,6 +46,8 @@ export interface Storage {
    * taking the name without `shared` waits for them all and excludes them.
    */
   lockInTransaction(trx: Connection, names: string | readonly string[], shared?: ReadonlySet<string>): Promise<void>
+  /** Takes the lock on `name` as `lockInTransaction` does, or answers false at once when another transaction holds it. */
+  tryLockInTransaction(trx: Connection, name: string): Promise<boolean>
   /**
    * Writes `rows` with `write` (see `rowWrite`) inside the transaction `trx`, the way this database
    * writes many rows fastest.

@@ -98,6 +98,13 @@ export function openPostgresStorage(
         await sql`select name from transaction_locks where name = any(${run}::text[]) order by name collate "C" for share`.execute(trx)
       }
     },
+    // `skip locked` passes over the row another transaction has locked. The row is made outside `trx` first:
+    // inside, an insert would wait for a transaction that has inserted it and not yet committed.
+    async tryLockInTransaction(trx, name) {
+      await sql`insert into transaction_locks (name) values (${name}) on conflict (name) do nothing`.execute(db)
+      const { rows } = await sql`select name from transaction_locks where name = ${name} for update skip locked`.execute(trx)
+      return rows.length === 1
+    },
     // One statement per chunk of rows: each statement is a round trip to the server.
     async writeRows(trx, write, rows) {
       const db = tablesOf(trx)

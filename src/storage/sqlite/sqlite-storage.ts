@@ -67,6 +67,8 @@ export function openSqliteStorage(
     withExclusiveLock: (_name, run) => run(),
     // A write transaction holds the process's one connection, so nothing else writes until it ends.
     lockInTransaction: async () => {},
+    // A transaction that runs holds the one writer's place: nobody else holds anything.
+    tryLockInTransaction: async () => true,
     // Each row by the one-row statement: a statement writing many rows must be undoable on its own, so
     // SQLite journals the pages it changes, and past 64 KiB (a capture transaction's upserts pass it) in a
     // temporary file, at about half the cost of the writes themselves.
