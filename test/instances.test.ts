@@ -24,7 +24,7 @@ const KEYS = 40
 
 /** Three portals over one database, as three instances behind a load balancer (limits high: not tested here). */
 async function startThreePortals(dialect: Dialect, env: Record<string, string> = {}): Promise<{ portals: TestPortal[]; close(): Promise<void>; database: TestDatabase }> {
-  const database = await createTestDatabase(dialect)
+  const database = await createTestDatabase(dialect, { migrated: true })
   const limits = { INGEST_RATE_LIMIT_EVENTS_PER_SECOND: '1000000', INGEST_RATE_LIMIT_BATCHES_PER_SECOND: '1000000', ...env }
   const portals: TestPortal[] = []
   for (let i = 0; i < 3; i++) portals.push(await startTestPortalOn(dialect, database, limits))

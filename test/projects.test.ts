@@ -175,7 +175,7 @@ for (const dialect of DIALECTS) {
 for (const dialect of DIALECTS) {
   describe(`API keys across two portals on one ${dialect} database`, () => {
     test('a key revoked or a project deleted through one portal is refused by the other within API_KEY_CACHE_MS', async () => {
-      const database = await createTestDatabase(dialect)
+      const database = await createTestDatabase(dialect, { migrated: true })
       const first = await startTestPortalOn(dialect, database)
       const second = await startTestPortalOn(dialect, database)
       try {

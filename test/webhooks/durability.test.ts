@@ -20,7 +20,7 @@ for (const dialect of DIALECTS) {
     let database: TestDatabase
     let receiver: Receiver
     before(async () => {
-      database = await createTestDatabase(dialect)
+      database = await createTestDatabase(dialect, { migrated: true })
       receiver = await startReceiver()
     })
     after(async () => {
@@ -91,7 +91,7 @@ if (DIALECTS.includes('postgres')) {
     let receiver: Receiver
     let instances: TestPortal[]
     before(async () => {
-      database = await createTestDatabase('postgres')
+      database = await createTestDatabase('postgres', { migrated: true })
       receiver = await startReceiver()
       const env = { ...FAST_WEBHOOKS, WEBHOOK_RETRY_SCHEDULE: '0.05,0.05,0.05', WEBHOOK_TIMEOUT_MS: '5000' }
       instances = [await startTestPortalOn('postgres', database, env), await startTestPortalOn('postgres', database, env)]

@@ -33,7 +33,7 @@ if (DIALECTS.includes('postgres')) {
     let receiver: Receiver
     let instances: TestPortal[]
     before(async () => {
-      database = await createTestDatabase('postgres')
+      database = await createTestDatabase('postgres', { migrated: true })
       receiver = await startReceiver()
       const env = {
         WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
@@ -119,7 +119,7 @@ for (const dialect of DIALECTS) {
     let receiver: Receiver
     let t: TestPortal
     before(async () => {
-      database = await createTestDatabase(dialect)
+      database = await createTestDatabase(dialect, { migrated: true })
       receiver = await startReceiver()
       t = await startTestPortalOn(dialect, database, { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_TIMEOUT_MS: '5000', WEBHOOK_RETRY_SCHEDULE: '0.1' })
     })

@@ -19,7 +19,7 @@ export interface RestartablePortal {
 }
 
 export async function startRestartablePortal(dialect: Dialect, env: Record<string, string> = {}): Promise<RestartablePortal> {
-  const database = await createTestDatabase(dialect)
+  const database = await createTestDatabase(dialect, { migrated: true })
   const start = async (port: string) => {
     const config = loadConfig({
       PORT: port,
