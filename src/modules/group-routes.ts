@@ -26,7 +26,7 @@ export interface GroupReads<Item extends TObject> {
 }
 
 /** Which groups and events the list's own query parameters select. */
-type GroupSelection = Pick<GroupQuery, 'groups' | 'latest' | 'narrow'>
+type GroupSelection = Pick<GroupQuery, 'groups' | 'latest' | 'window' | 'narrow'>
 
 /** `GET {path}`: a page of the groups, most recently active first; `filters` are its query parameters besides the project and the page. */
 export function groupListRoute<Item extends TObject, Filters extends TProperties = {}>(

@@ -1,12 +1,13 @@
 import { sql, type SelectQueryBuilder } from 'kysely'
 import type { PortalContext } from '../context.ts'
-import { DEFAULT_LIMIT, type Page } from '../http/list.ts'
+import { DEFAULT_LIMIT, queryTime, type Page } from '../http/list.ts'
 import { ProblemError } from '../http/problem.ts'
 import { decodeCursor, encodeCursor } from '../ids.ts'
 import { groupKeyOf } from './group-summaries.ts'
 import type { EventModule, GroupSummary, TablesByName } from './module.ts'
 import { moduleDb } from './read-route.ts'
 import { withinTimeRange } from './time-window.ts'
+import { groupCountsOverWindow } from './group-hours.ts'
 
 /** A group summary the module declares; its reads are written against it. */
 export function summaryOf(module: EventModule, name: string): GroupSummary {
@@ -44,9 +45,11 @@ export interface GroupQuery {
   summary: GroupSummary
   /** equality on group columns (a service, one flag key) */
   groups?: Record<string, string>
-  /** equality on columns of each group's latest event (jobs whose latest status is failed); not with `narrow` */
+  /** equality on columns of each group's latest event (jobs whose latest status is failed); not with `window` or `narrow` */
   latest?: Record<string, string>
-  /** conditions on the events counted (a time range, an actor): the groups are then computed from the events */
+  /** the events counted: `from` <= ts < `to` (ISO 8601); the groups are then computed over it */
+  window?: { from?: string; to?: string }
+  /** conditions on the events counted (an actor): the groups are then computed from the events */
   narrow?: <O>(query: SelectQueryBuilder<TablesByName, string, O>) => SelectQueryBuilder<TablesByName, string, O>
   limit?: number
   cursor?: string
@@ -67,7 +70,8 @@ interface GroupRow {
 export async function latestPerGroup(ctx: PortalContext, spec: GroupQuery): Promise<Page<GroupState>> {
   const limit = spec.limit ?? DEFAULT_LIMIT
   const offset = summaryOffset(spec.cursor)
-  const page = spec.narrow ? await groupsOfEvents(ctx, spec, spec.narrow, limit, offset) : await groupsOfSummary(ctx, spec, limit, offset)
+  const windowed = spec.window?.from !== undefined || spec.window?.to !== undefined
+  const page = spec.narrow || windowed ? await groupsOfEvents(ctx, spec, limit, offset) : await groupsOfSummary(ctx, spec, limit, offset)
   const more = page.groups.length > limit
   const shown = more ? page.groups.slice(0, limit) : page.groups
   const latest = await page.latestEvents(shown)
@@ -116,40 +120,56 @@ async function groupsOfSummary(ctx: PortalContext, spec: GroupQuery, limit: numb
   }
 }
 
-async function groupsOfEvents(
-  ctx: PortalContext,
-  spec: GroupQuery,
-  narrow: NonNullable<GroupQuery['narrow']>,
-  limit: number,
-  offset: number,
-): Promise<{ groups: GroupRow[]; latestEvents: LatestEvents }> {
+async function groupsOfEvents(ctx: PortalContext, spec: GroupQuery, limit: number, offset: number): Promise<{ groups: GroupRow[]; latestEvents: LatestEvents }> {
   const db = moduleDb(ctx)
   const columns = spec.summary.columns
+  const narrow = spec.narrow ?? ((query) => query)
   const inScope = <O>(query: SelectQueryBuilder<TablesByName, string, O>) => {
     // as in the summary, events without the group's first column (an author, a job) form no group
-    let scoped = narrow(query.where('project_id', '=', spec.projectId).where(columns[0], 'is not', null))
+    let scoped = narrow(withinTimeRange(query.where('project_id', '=', spec.projectId).where(columns[0], 'is not', null), spec.window?.from, spec.window?.to))
     for (const [column, value] of Object.entries(spec.groups ?? {})) scoped = scoped.where(column, '=', value)
     return scoped
   }
+  const { hours } = spec.summary
+  // Over a window alone, whole hours come from the summary's hourly counts; other conditions need the events.
+  const counted =
+    hours !== undefined && spec.narrow === undefined
+      ? await groupCountsOverWindow(ctx, {
+          table: spec.table,
+          projectId: spec.projectId,
+          summary: { ...spec.summary, hours },
+          groups: spec.groups ?? {},
+          fromMs: queryTime(spec.window?.from),
+          toMs: queryTime(spec.window?.to),
+        })
+      : undefined
   let groupsQuery = inScope(
     db.selectFrom(spec.table).select((eb) => [...columns, eb.fn.countAll().as('events'), eb.fn.max('ts').as('last_ts'), eb.fn.min('ts').as('first_ts')]),
   )
     .groupBy(columns)
     .orderBy('last_ts', 'desc')
   for (const column of columns) groupsQuery = groupsQuery.orderBy(column, 'asc')
-  const groups = (await groupsQuery.limit(limit + 1).offset(offset).execute()) as GroupRow[]
+  const groups = counted
+    ? (counted.sort((a, b) => b.last_ts - a.last_ts || compareColumns(columns, a, b)).slice(offset, offset + limit + 1) as GroupRow[])
+    : ((await groupsQuery.limit(limit + 1).offset(offset).execute()) as GroupRow[])
   return {
     groups,
     async latestEvents(shown) {
       if (shown.length === 0) return new Map()
-      const rows = await inScope(
+      // The project in every term, and no window around them (each time is in it): so SQLite seeks each group's
+      // latest event in its group index, where a window beside the terms made it walk every event of the window.
+      const rows = await narrow(
         db
           .selectFrom(spec.table)
           .select(['id', 'ts', 'data', ...columns])
           .where((eb) =>
             eb.or(
               shown.map((group) =>
-                eb.and([...columns.map((column) => (group[column] === null ? eb(column, 'is', null) : eb(column, '=', group[column]))), eb('ts', '=', group.last_ts)]),
+                eb.and([
+                  eb('project_id', '=', spec.projectId),
+                  ...columns.map((column) => (group[column] === null ? eb(column, 'is', null) : eb(column, '=', group[column]))),
+                  eb('ts', '=', group.last_ts),
+                ]),
               ),
             ),
           ),
@@ -199,11 +219,23 @@ export async function latestKnownValues(
   return known
 }
 
-/** Conditions on the events a summary counts (equality on columns, a time range); undefined when none is given. */
-export function eventConditions(equal: Record<string, string | undefined>, from?: string, to?: string): GroupQuery['narrow'] {
+/** Conditions on the events a summary counts (equality on columns); undefined when none is given. */
+export function eventConditions(equal: Record<string, string | undefined>): GroupQuery['narrow'] {
   const given = Object.entries(equal).filter((entry): entry is [string, string] => entry[1] !== undefined)
-  if (given.length === 0 && from === undefined && to === undefined) return undefined
-  return (query) => given.reduce((narrowed, [column, value]) => narrowed.where(column, '=', value), withinTimeRange(query, from, to))
+  if (given.length === 0) return undefined
+  return (query) => given.reduce((narrowed, [column, value]) => narrowed.where(column, '=', value), query)
+}
+
+/** Group columns in ascending order, nulls first. */
+function compareColumns(columns: string[], a: Record<string, unknown>, b: Record<string, unknown>): number {
+  for (const column of columns) {
+    const [x, y] = [a[column], b[column]]
+    if (x === y) continue
+    if (x === null || x === undefined) return -1
+    if (y === null || y === undefined) return 1
+    return String(x) < String(y) ? -1 : 1
+  }
+  return 0
 }
 
 /** Equality on the group columns that were given. */

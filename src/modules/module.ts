@@ -37,6 +37,17 @@ export type GroupSummaryRow<C extends string> = {
   last_event_id: string
 } & { [column in C]: string | null }
 
+/** A row of a group summary's hourly table (`createGroupHoursTableV1`) over the group columns `C`. */
+export type GroupHoursRow<C extends string> = {
+  project_id: string
+  /** the UTC hour's first millisecond */
+  hour: number
+  group_key: string
+  events: number
+  first_ts: number
+  last_ts: number
+} & { [column in C]: string | null }
+
 /**
  * Tables that generic code reaches by a name it is handed (a module's `table`, a summary's): their
  * columns by name. A module's own code uses its declared row types instead (`moduleDb<LogTables>`).
@@ -86,6 +97,8 @@ export interface PatternFilter {
 export interface GroupSummary {
   table: string
   columns: string[]
+  /** a table of the same counts per project, group and UTC hour, for counts over a time window (`createGroupHoursTableV1`) */
+  hours?: string
 }
 
 /**

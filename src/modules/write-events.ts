@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely'
 import type { PortalContext } from '../context.ts'
 import { updateGroupSummaries } from './group-summaries.ts'
+import { updateGroupHours } from './group-hours.ts'
 import type { Database } from '../storage/tables.ts'
 import type { EventModule, EventTableRow, EventTablesByName, StoredEvent } from './module.ts'
 
@@ -30,6 +31,7 @@ export async function writeEvents(trx: Kysely<Database>, ctx: PortalContext, acc
     }))
     await ctx.storage.eventsOf(module.table).append(trx, module.table, rows)
     await updateGroupSummaries(trx, module, rows)
+    await updateGroupHours(trx, module, rows)
     await module.afterWrite?.(trx, items.map((item) => item.event), ctx)
   }
 }

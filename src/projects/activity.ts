@@ -32,7 +32,7 @@ export const ProjectActivity = named(
 
 /**
  * Events in the last 24 h and the latest event per project, for the projects list and a project's first page.
- * Two index reads (project_id, ts) per event table for the projects asked, never a scan of a table.
+ * Per event table, one index step per project for its latest event and one index range for its last 24 h.
  */
 export const projectActivityRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = async (app, { ctx }) => {
   const db = moduleDb<EventTablesByName>(ctx)
@@ -69,7 +69,12 @@ export const projectActivityRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalConte
       await Promise.all(
         tables.map(async ({ type, table }) => {
           const [latest, recent] = await Promise.all([
-            db.selectFrom(table).select((eb) => ['project_id', eb.fn.max('ts').as('last')]).where('project_id', 'in', ids).groupBy('project_id').execute(),
+            // One index step per project: grouped by project_id, max(ts) would read every event of the project.
+            db
+              .selectFrom('projects')
+              .select((eb) => ['id as project_id', eb.selectFrom(table).select((inner) => inner.fn.max('ts').as('ts')).whereRef(`${table}.project_id`, '=', 'projects.id').as('last')])
+              .where('id', 'in', ids)
+              .execute(),
             db.selectFrom(table).select((eb) => ['project_id', eb.fn.countAll().as('events')]).where('project_id', 'in', ids).where('ts', '>=', since).groupBy('project_id').execute(),
           ])
           const counts = new Map(recent.map((row) => [row.project_id as string, Number(row.events)]))

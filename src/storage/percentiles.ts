@@ -51,28 +51,43 @@ export async function rankedPercentiles(
 }
 
 /**
- * Per group of `columns`, reading each percentile at its rank: one aggregate query, then per group
- * one query that walks an index on (columns…, value) in value order to each rank. Where window
- * functions are slow over many values but a query costs no round trip (SQLite), this is faster.
+ * Per group of `columns`, from how many times each value occurs: one query counts (group, value) pairs in
+ * order, and each percentile is read at its rank from the running count. SQLite walks an index for it,
+ * (project, ts, …, value) over a time window, (project, …, value) over all values, with no window
+ * function and no query per group or rank, each of which walked the group's values up to its rank.
  */
-export async function percentilesAtRanks(
-  values: ValuesQuery,
-  columns: string[],
-  percentiles: readonly number[],
-  db: Connection,
-): Promise<PercentileRow[]> {
-  const groups = await values
-    .select((eb) => [...columns, eb.fn.countAll().as('count'), eb.fn.min('value').as('min'), eb.fn.max('value').as('max'), eb.fn.avg('value').as('avg')])
-    .groupBy(columns)
-    .execute()
+export async function percentilesAtRanks(values: ValuesQuery, columns: string[], percentiles: readonly number[]): Promise<PercentileRow[]> {
+  let counted = values.select((eb) => [...columns, 'value', eb.fn.countAll().as('occurrences')]).groupBy([...columns, 'value'])
+  for (const column of [...columns, 'value']) counted = counted.orderBy(column)
   const rows: PercentileRow[] = []
-  for (const group of groups) {
-    const count = Number(group.count)
-    const inGroup = columns.reduce((query, column) => query.where(column, group[column] === null ? 'is' : '=', group[column]), values)
-    const ranked = await tablesOf(db)
-      .selectNoFrom(percentiles.map((p) => inGroup.select('value').orderBy('value').limit(1).offset(Math.floor((p * count + 99) / 100) - 1).as(`p${p}`)))
-      .executeTakeFirstOrThrow()
-    rows.push({ ...group, ...ranked })
+  let group: Record<string, unknown>[] = []
+  const fold = () => {
+    if (group.length > 0) rows.push(groupStats(group, columns, percentiles))
+    group = []
   }
+  for (const row of (await counted.execute()) as Record<string, unknown>[]) {
+    if (group.length > 0 && columns.some((column) => group[0][column] !== row[column])) fold()
+    group.push(row)
+  }
+  fold()
   return rows
+}
+
+/** count, min, max, avg and percentiles of one group's (value, occurrences) rows, in value order. */
+function groupStats(group: Record<string, unknown>[], columns: string[], percentiles: readonly number[]): PercentileRow {
+  const count = group.reduce((sum, row) => sum + Number(row.occurrences), 0)
+  const total = group.reduce((sum, row) => sum + Number(row.value) * Number(row.occurrences), 0)
+  const atRanks = Object.fromEntries(percentiles.map((p) => [`p${p}`, valueAtRank(group, Math.floor((p * count + 99) / 100))]))
+  const keys = Object.fromEntries(columns.map((column) => [column, group[0][column]]))
+  return { ...keys, count, min: Number(group[0].value), max: Number(group[group.length - 1].value), avg: total / count, ...atRanks }
+}
+
+/** The value at a 1-based rank of the sorted values, from (value, occurrences) rows in value order. */
+function valueAtRank(group: Record<string, unknown>[], rank: number): number {
+  let seen = 0
+  for (const row of group) {
+    seen += Number(row.occurrences)
+    if (seen >= rank) return Number(row.value)
+  }
+  return Number(group[group.length - 1].value)
 }

@@ -46,6 +46,6 @@ export const auditReads = moduleReads((app, ctx, module) => {
       resource: Type.Optional(Type.String({ description: 'only events on this resource' })),
       ...TimeWindowQuery('events'),
     },
-    select: ({ action, resource, from, to }) => ({ narrow: eventConditions({ action, resource }, from, to) }),
+    select: ({ action, resource, from, to }) => ({ window: { from, to }, narrow: eventConditions({ action, resource }) }),
   })
 })

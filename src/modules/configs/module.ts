@@ -18,7 +18,8 @@ export const configsModule = defineModule({
     actor: columnEquals('actor', Type.String()),
   },
   summaries: {
-    paths: { table: 'config_path_summary', columns: ['path'] },
+    paths: { table: 'config_path_summary', columns: ['path'], hours: 'config_path_hours' },
   },
+  retention: { expiring: [{ table: 'config_path_hours', timeColumn: 'hour', key: ['project_id', 'hour', 'group_key'] }] },
   routes: configReads,
 })

@@ -44,6 +44,6 @@ export const configReads = moduleReads((app, ctx, module) => {
       actor: Type.Optional(Type.String({ description: 'only changes by this actor' })),
       ...TimeWindowQuery('changes'),
     },
-    select: ({ actor, from, to }) => ({ narrow: eventConditions({ actor }, from, to) }),
+    select: ({ actor, from, to }) => ({ window: { from, to }, narrow: eventConditions({ actor }) }),
   })
 })

@@ -13,4 +13,11 @@ export const performanceMigrations: Migration[] = [
     up: (db) =>
       db.schema.createIndex('performance_events_stats_idx').ifNotExists().on('performance_events').columns(['project_id', 'service', 'metric', 'unit', 'value', 'ts']).execute(),
   },
+  {
+    // Covers a time window's values (the UI's summary is of the last day): the stats index above leads with
+    // the series, so a window read every value the project ever stored to find the day's.
+    name: 'performance/003_window_values_index',
+    up: (db) =>
+      db.schema.createIndex('performance_events_window_values_idx').ifNotExists().on('performance_events').columns(['project_id', 'ts', 'service', 'metric', 'unit', 'value']).execute(),
+  },
 ]

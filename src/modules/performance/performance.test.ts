@@ -44,6 +44,15 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(none.data, [])
     })
 
+    test('repeated values count once per occurrence at their ranks', async () => {
+      const repeated = await createProject(t, 'repeated values')
+      await ingestAll(t, repeated, [5, 9, 5, 7, 5, 7].map((value, i) => event('performance', { service: 'api', metric: 'latency', unit: 'ms', value }, at(i))))
+      const body = await read(t, `/api/modules/performance/summary?project_id=${repeated.id}&from=${at(0)}&to=${at(6)}`)
+      assert.deepEqual(body.data, [{ service: 'api', metric: 'latency', unit: 'ms', count: 6, min: 5, max: 9, avg: 6.333333, p50: 5, p95: 9, p99: 9 }])
+      const firstFour = await read(t, `/api/modules/performance/summary?project_id=${repeated.id}&from=${at(0)}&to=${at(4)}`)
+      assert.deepEqual(firstFour.data, [{ service: 'api', metric: 'latency', unit: 'ms', count: 4, min: 5, max: 9, avg: 6.5, p50: 5, p95: 9, p99: 9 }])
+    })
+
     test('a time series in hour buckets, oldest first, with the same statistics per bucket', async () => {
       const body = await read(t, `/api/modules/performance/series?project_id=${project.id}&metric=latency&service=api&from=${HOUR_START}&to=${at(180)}&bucket=1h`)
       assert.equal(body.bucket, '1h')

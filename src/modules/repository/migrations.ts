@@ -1,6 +1,7 @@
 import type { Migration } from '../../storage/migrations.ts'
 import { createEventTableV1 } from '../../storage/frozen/event-table-v1.ts'
 import { createGroupSummaryTableV1 } from '../group-summary-table-v1.ts'
+import { createGroupHoursTableV1 } from '../group-hours-table-v1.ts'
 
 export const repositoryMigrations: Migration[] = [
   {
@@ -15,5 +16,14 @@ export const repositoryMigrations: Migration[] = [
   {
     name: 'repository/003_author_summary',
     up: (db, t) => createGroupSummaryTableV1(db, t, 'repository_author_summary', 'repository_events', ['author']),
+  },
+  {
+    // Events per branch and hour: the branches list over weeks read every event in them.
+    name: 'repository/004_branch_hours',
+    up: (db, t) => createGroupHoursTableV1(db, t, 'repository_branch_hours', 'repository_events', ['repo', 'branch']),
+  },
+  {
+    name: 'repository/005_author_hours',
+    up: (db, t) => createGroupHoursTableV1(db, t, 'repository_author_hours', 'repository_events', ['author']),
   },
 ]

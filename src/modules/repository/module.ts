@@ -19,8 +19,11 @@ export const repositoryModule = defineModule({
     author: columnEquals('author', Type.String()),
   },
   summaries: {
-    branches: { table: 'repository_branch_summary', columns: ['repo', 'branch'] },
-    authors: { table: 'repository_author_summary', columns: ['author'] },
+    branches: { table: 'repository_branch_summary', columns: ['repo', 'branch'], hours: 'repository_branch_hours' },
+    authors: { table: 'repository_author_summary', columns: ['author'], hours: 'repository_author_hours' },
+  },
+  retention: {
+    expiring: ['repository_branch_hours', 'repository_author_hours'].map((table) => ({ table, timeColumn: 'hour', key: ['project_id', 'hour', 'group_key'] })),
   },
   routes: repositoryReads,
 })

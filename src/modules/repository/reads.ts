@@ -73,7 +73,7 @@ export const repositoryReads = moduleReads((app, ctx, module) => {
     description: 'The commits themselves: `GET /api/modules/repository/events?repo=…&branch=…`.',
     filters: WindowFilters,
     // a branch's group names its repository: `repo` picks groups, where for authors it picks events
-    select: ({ repo, from, to }) => ({ groups: givenValues({ repo }), narrow: eventConditions({}, from, to) }),
+    select: ({ repo, from, to }) => ({ groups: givenValues({ repo }), window: { from, to } }),
   })
   groupListRoute(app, ctx, module, {
     path: '/authors',
@@ -84,6 +84,6 @@ export const repositoryReads = moduleReads((app, ctx, module) => {
     summary: 'Commit authors, most recently active first, with their commit counts',
     description: 'One row per author with a commit in the project; their commits: `GET /api/modules/repository/events?author=…`.',
     filters: WindowFilters,
-    select: ({ repo, from, to }) => ({ narrow: eventConditions({ repo }, from, to) }),
+    select: ({ repo, from, to }) => ({ window: { from, to }, narrow: eventConditions({ repo }) }),
   })
 })

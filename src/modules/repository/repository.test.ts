@@ -45,6 +45,24 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(none, { data: [], nextCursor: null })
     })
 
+    test('counts over a window of hours match its events, whole hours and the partial ones at its ends', async () => {
+      const hours = await createProject(t, 'hours')
+      const pushes: [string, string, number][] = [['main', 'alice', 5], ['main', 'bob', 50], ['main', 'alice', 65], ['dev', 'bob', 70], ['main', 'bob', 130], ['dev', 'alice', 185], ['main', 'alice', 200], ['main', 'alice', 250]]
+      await ingestAll(t, hours, pushes.map(([branch, author, minute]) => event('repository', { repo: 'acme/api', branch, author, commit: `c${minute}` }, at(minute))))
+      const branches = async (window: string, page = '') => {
+        const body = await read(t, `/api/modules/repository/branches?project_id=${hours.id}${window}${page}`)
+        return { rows: body.data.map((b: any) => [b.branch, b.commits, b.lastCommit, b.lastPushedAt]), nextCursor: body.nextCursor }
+      }
+      assert.deepEqual((await branches(`&from=${at(30)}&to=${at(190)}`)).rows, [['dev', 2, 'c185', at(185)], ['main', 3, 'c130', at(130)]])
+      assert.deepEqual((await branches(`&from=${at(60)}`)).rows, [['main', 4, 'c250', at(250)], ['dev', 2, 'c185', at(185)]])
+      assert.deepEqual((await branches(`&to=${at(120)}`)).rows, [['dev', 1, 'c70', at(70)], ['main', 3, 'c65', at(65)]])
+      const first = await branches(`&from=${at(0)}&to=${at(300)}`, '&limit=1')
+      assert.deepEqual(first.rows, [['main', 6, 'c250', at(250)]])
+      assert.deepEqual((await branches(`&from=${at(0)}&to=${at(300)}`, `&limit=1&cursor=${first.nextCursor}`)).rows, [['dev', 2, 'c185', at(185)]])
+      const authors = await read(t, `/api/modules/repository/authors?project_id=${hours.id}&from=${at(30)}&to=${at(190)}`)
+      assert.deepEqual(authors.data.map((a: any) => [a.author, a.commits, a.firstCommitAt, a.lastCommitAt]), [['alice', 2, at(65), at(185)], ['bob', 3, at(50), at(130)]])
+    })
+
     test('other organisations get 404; bad parameters are named', async () => {
       await read(t, `/api/modules/repository/authors?project_id=${project.id}`, 404, other.token)
       assert.match((await read(t, `/api/modules/repository/branches?project_id=${project.id}&author=bob`, 400)).detail, /query\.author/)

@@ -175,7 +175,7 @@ export async function withDuckdbEvents(storage: Storage, file: string, tables: s
     jsonText: (column, key) => sql<string | null>`json_extract_string(${sql.ref(column)}, ${'$."' + key.replace(/"/g, '') + '"'})`,
     jsonPathText: (column, keys) => sql<string | null>`json_extract_string(${sql.ref(column)}, ${'$' + keys.map((key) => '."' + key.replace(/"/g, '') + '"').join('')})`,
     containsText: (column, needle) => sql<boolean>`${sql.ref(column)} ilike ${likePattern(needle)} escape '\\'`,
-    percentilesByGroup: (values, columns, percentiles) => percentilesAtRanks(values, columns, percentiles, db),
+    percentilesByGroup: (values, columns, percentiles) => percentilesAtRanks(values, columns, percentiles),
     async append(trx, table, rows) {
       if (rows.length === 0) return
       let first = Infinity

@@ -60,7 +60,7 @@ export function openSqliteStorage(
     },
     containsText: (column, needle) => sql<boolean>`${sql.ref(column)} like ${likePattern(needle)} escape '\\'`,
     // SQLite's window functions are ~2.5× slower over a month of values, but its queries cost no round trip.
-    percentilesByGroup: (values, columns, percentiles) => percentilesAtRanks(values, columns, percentiles, db),
+    percentilesByGroup: (values, columns, percentiles) => percentilesAtRanks(values, columns, percentiles),
     // SQLite has one writer at a time: a write transaction already excludes every other claimer.
     forUpdateSkipLocked: (query) => query,
     // One SQLite file has one writer process; the in-process lock is all there is to hold.

@@ -176,8 +176,12 @@ export function TimeRangeControl({ range }: { range: TimeRange }) {
   )
 }
 
-/** A bucket size that draws the range in at most about 60 bars, from a minute to a day. */
+/**
+ * A bucket size that draws the range in at most about 60 bars, from a minute to a day; for a day or more,
+ * whole hours, which the portal answers from its hourly counts instead of reading a day of events.
+ */
 export function bucketSecondsFor(spanMs: number): number {
   const sizes = [60, 300, 900, 1800, 3600, 10_800, 21_600, 43_200, 86_400, 604_800]
-  return sizes.find((size) => spanMs / (size * 1000) <= 60) ?? 2_592_000
+  const fitting = sizes.filter((size) => spanMs / (size * 1000) <= 60)
+  return (spanMs >= 86_400_000 ? fitting.find((size) => size % 3600 === 0) : fitting[0]) ?? 2_592_000
 }
