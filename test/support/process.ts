@@ -5,13 +5,24 @@ import path from 'node:path'
 
 const PORTAL_BIN = path.resolve(import.meta.dirname, '../../bin/portal.js')
 
-/** A free loopback port, found by letting the OS pick one. */
+/**
+ * A free loopback port for a process to listen on, drawn below Linux's ephemeral range (32768–60999).
+ * One the OS picked from that range could be handed again, before the process binds it, to one of the
+ * portals other test files start on port 0, and the caller would then talk to that portal instead.
+ */
 export async function freePort(): Promise<number> {
-  const server = net.createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as net.AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return port
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000)
+    const server = net.createServer()
+    const free = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false))
+      server.listen(port, '127.0.0.1', () => resolve(true))
+    })
+    if (free) {
+      await new Promise((resolve) => server.close(resolve))
+      return port
+    }
+  }
 }
 
 export interface PortalProcess {
