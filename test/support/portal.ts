@@ -28,7 +28,14 @@ export async function createTestDatabase(dialect: Dialect, { migrated = false } 
     return { url: `sqlite:${path.join(dataDir, 'portal.db')}`, dataDir, drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }) }
   }
   const name = `portal_test_${randomBytes(6).toString('hex')}`
-  await adminQuery(`create database ${name}${migrated ? ` template ${await migratedTemplate()}` : ''}`)
+  const create = async () => adminQuery(`create database ${name}${migrated ? ` template ${await migratedTemplate()}` : ''}`)
+  try {
+    await create()
+  } catch (error) {
+    if (!migrated) throw error
+    template = undefined // a run of other sources on this server may have dropped ours as stale: make it again
+    await create()
+  }
   const url = new URL(POSTGRES_ADMIN_URL)
   url.pathname = `/${name}`
   return {
@@ -62,7 +69,7 @@ function migratedTemplate(): Promise<string> {
     try {
       await client.query(`select pg_advisory_lock(hashtext('portal test template'))`)
       if ((await client.query('select 1 from pg_database where datname = $1', [name])).rowCount) return name
-      const stale = await client.query<{ datname: string }>(`select datname from pg_database where datname like 'portal\_template\_%'`)
+      const stale = await client.query<{ datname: string }>(`select datname from pg_database where starts_with(datname, 'portal_template_')`)
       for (const { datname } of stale.rows) await client.query(`drop database if exists ${datname}`).catch(() => {}) // one in use by another run stays
       const building = `${name}_building`
       await client.query(`drop database if exists ${building}`)
