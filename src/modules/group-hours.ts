@@ -16,15 +16,8 @@ export interface GroupCounts {
   [column: string]: unknown
 }
 
-interface HourRow {
-  project_id: string
-  hour: number
-  group_key: string
-  events: number
-  first_ts: number
-  last_ts: number
-  [column: string]: unknown
-}
+/** A row of an hourly table as ingest writes it: a group's counts in one project and UTC hour. */
+type HourRow = GroupCounts & { project_id: string; hour: number; group_key: string }
 
 /** Folds inserted event rows into the hourly counts of the module's summaries that keep them, in the same transaction, in any time order. */
 export async function updateGroupHours(trx: Kysely<Database>, module: EventModule, rows: EventTableRow[]): Promise<void> {
