@@ -80,7 +80,7 @@ export async function openMigratedStorage(config: Config): Promise<Storage> {
     queryTimeoutMs: config.databaseQueryTimeoutMs,
     sqliteSynchronous: config.sqliteSynchronous,
     eventStore: config.eventStore,
-    columnarTables: modules.filter((module) => module.columnar).map((module) => module.table),
+    columnarTables: modules.filter((module) => module.columnar).map((module) => ({ table: module.table, promotedFields: module.promotedFields ?? [] })),
   })
   await migrate(storage, [...allMigrations, ...storage.layoutMigrations])
   return storage

@@ -196,14 +196,14 @@ export function eventReads(module: EventModule): FastifyPluginAsyncTypebox<{ ctx
             if (match) query = pattern.apply(query, match[1], value, store)
           }
         }
-        const rows = await pageAfter(query, cursor, limit, 'ts', 'id').execute()
+        const rows = await pageAfter(query.select(store.dataColumns), cursor, limit, 'ts', 'id').execute()
         const page = toPage(rows, limit, (row) => [Number(row.ts), row.id], (row) => ({
           id: row.id,
           projectId: row.project_id,
           type: module.type,
           ts: new Date(Number(row.ts)).toISOString(),
           receivedAt: new Date(Number(row.received_at)).toISOString(),
-          data: store.parseJson<Record<string, unknown>>(row.data),
+          data: store.dataOf(row),
         }))
         // A page that ran out of window before it filled: the next one searches on from the window's end.
         return windowEnd && rows.length <= limit ? { ...page, nextCursor: encodeCursor([Number(windowEnd.ts), windowEnd.id]) } : page

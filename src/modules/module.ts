@@ -22,7 +22,7 @@ export interface EventRow {
   project_id: string
   ts: number
   received_at: number
-  /** the payload: JSON text on SQLite, jsonb on PostgreSQL; read it with `storage.parseJson` */
+  /** the payload: JSON text on SQLite, jsonb on PostgreSQL; read it with `storage.parseJson`, or a columnar module's with `eventsOf(table).dataOf`, which adds back its promoted fields */
   data: unknown
 }
 
@@ -155,6 +155,11 @@ export interface EventModule<P extends TObject = TObject> {
    * rows may live in the columnar event store (EVENT_STORE=duckdb, docs/event-store.md).
    */
   columnar?: boolean
+  /**
+   * Payload fields that `columns` copies as they are into a column of the same name (`level: d.level ?? null`):
+   * the columnar event store keeps such a field once, in its column, and gives `data` back whole on read.
+   */
+  promotedFields?: string[]
   migrations: Migration[]
   /** indexed columns filled from the payload (and the event, for defaults such as its month), by column name */
   columns(data: Static<P>, event: StoredEvent<Static<P>>): Record<string, ColumnValue>

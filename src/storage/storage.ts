@@ -2,7 +2,7 @@ import type { Compilable, CompiledQuery, Kysely, RawBuilder, SelectQueryBuilder 
 import type { PercentileRow, ValuesQuery } from './percentiles.ts'
 import type { Migration } from './migrations.ts'
 import { tablesOf, type Connection, type Database } from './tables.ts'
-import type { EventStore } from './event-store.ts'
+import type { ColumnarTable, EventStore } from './event-store.ts'
 
 /** Column types that differ between the databases; migrations take them instead of asking which database runs. */
 export interface ColumnTypes {
@@ -132,7 +132,7 @@ export interface StorageOptions {
   sqliteSynchronous: 'full' | 'normal'
   /** SQLite only: with `duckdb`, the event rows of `columnarTables` live in events.duckdb beside the database file */
   eventStore?: 'sqlite' | 'duckdb'
-  columnarTables?: string[]
+  columnarTables?: ColumnarTable[]
 }
 
 export async function openStorage(databaseUrl: string, options: StorageOptions): Promise<Storage> {

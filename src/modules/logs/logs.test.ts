@@ -90,6 +90,20 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(none, { data: [], nextCursor: null })
     })
 
+    test('an event reads back with the data it was sent: its schema’s fields first, in the schema’s order, then the others as sent', async () => {
+      const sent = await createProject(t, 'sent')
+      await ingestAll(t, sent, [
+        event('log', { zeta: 1, fields: { module: 'inner', b: 1, a: 2 }, module: 'payments', message: 'refund issued', alpha: { y: 1, x: 2 }, level: 'info' }, at(1)),
+        event('log', { extra: true, message: 'no level or module' }, at(2)),
+      ])
+      const events = await read(t, `/api/modules/logs/events?project_id=${sent.id}`)
+      // The response body's key order, which JSON.parse keeps: the same whichever store holds the events.
+      assert.deepEqual(events.data.map((e: any) => JSON.stringify(e.data)), [
+        '{"message":"no level or module","extra":true}',
+        '{"message":"refund issued","level":"info","module":"payments","fields":{"module":"inner","b":1,"a":2},"zeta":1,"alpha":{"y":1,"x":2}}',
+      ])
+    })
+
     test('a text or field search looks through a bounded window per page and goes on from where it stopped', async () => {
       const many = await createProject(t, 'many')
       const minute = (i: number) => at(i / 1000)

@@ -15,6 +15,7 @@ export const logsModule = defineModule({
   columnar: true,
   migrations: logMigrations,
   columns: (d) => ({ level: d.level ?? null, module: d.module ?? null, message: d.message }),
+  promotedFields: ['level', 'module', 'message'],
   filters: {
     level: columnEquals('level', Type.String()),
     module: columnEquals('module', Type.String()),
