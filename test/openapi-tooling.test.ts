@@ -6,6 +6,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import openapiTS, { astToString } from 'openapi-typescript'
+import { tsImport } from 'tsx/esm/api'
 import { hmacSha256Hex } from '../src/identity/secrets.ts'
 import { DIALECTS, startTestPortal, type TestPortal } from './support/portal.ts'
 
@@ -13,6 +14,13 @@ const run = promisify(execFile)
 const root = path.resolve(import.meta.dirname, '..')
 const bin = (name: string) => path.join(root, 'node_modules', '.bin', name)
 const clientDir = path.join(root, 'test', 'client')
+
+type Sign = typeof hmacSha256Hex
+/**
+ * A walk-through, loaded as TypeScript at run time: it imports the client that before() generates, so it
+ * is checked by its own tsconfig under test/client, not by the project's typecheck of a clean clone.
+ */
+const importWalkThrough = (file: string) => tsImport(`./client/${file}`, import.meta.url)
 
 /** The live document, as a file the command-line linters read. */
 async function writeLiveDocument(t: TestPortal): Promise<{ file: string; document: any }> {
@@ -76,10 +84,7 @@ describe('a client generated from the live document (openapi-typescript + openap
     test(`runs the walk-through against a portal on ${dialect}`, async () => {
       const portal = dialect === DIALECTS[0] ? t : await startTestPortal(dialect)
       try {
-        // A path TypeScript does not follow: the walk-through imports the client generated in before(),
-        // so it is checked by test/client/tsconfig.json above, not by the project's typecheck of a clean clone.
-        const walkThroughModule = './client/walk-through.ts'
-        const { walkThrough } = (await import(walkThroughModule)) as { walkThrough(base: string, token: string, sign: typeof hmacSha256Hex): Promise<Record<string, unknown>> }
+        const { walkThrough } = (await importWalkThrough('walk-through.ts')) as { walkThrough(base: string, token: string, sign: Sign): Promise<Record<string, unknown>> }
         const result = await walkThrough(portal.url, portal.adminToken, hmacSha256Hex)
         assert.equal(result.accepted, 1)
         assert.equal(result.rejected, 1, 'the audit event without an actor is rejected, the batch still a 200')
@@ -123,9 +128,7 @@ describe('a client generated from the live document by a second generator (@hey-
   })
 
   test('runs its walk-through against a real portal', async () => {
-    // Imported by a path TypeScript does not follow, as the first walk-through is: the client exists only once generated.
-    const walkThroughModule = './client/hey-api-walk-through.ts'
-    const { heyApiWalkThrough } = (await import(walkThroughModule)) as { heyApiWalkThrough(base: string, token: string, sign: typeof hmacSha256Hex): Promise<Record<string, unknown>> }
+    const { heyApiWalkThrough } = (await importWalkThrough('hey-api-walk-through.ts')) as { heyApiWalkThrough(base: string, token: string, sign: Sign): Promise<Record<string, unknown>> }
     const result = await heyApiWalkThrough(t.url, t.adminToken, hmacSha256Hex)
     assert.deepEqual(result, {
       accepted: 2,

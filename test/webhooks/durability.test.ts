@@ -64,6 +64,9 @@ for (const dialect of DIALECTS) {
         const sent = await deliver(t, project.id, 'rotates', {})
         await attemptsAtLeast(t, sent.deliveries[0].id, 1)
         const rotated = (await t.request('POST', `/api/webhooks/endpoints/${endpoint.id}/rotate`, { token: t.adminToken })).body
+        // An attempt signed before the rotation may still be on its way: the receiver says ok only once one
+        // signed after it has been made, so the success cannot be an old-secret attempt landing late.
+        await eventually(async () => ((await readDelivery(t, sent.deliveries[0].id)).attempts.some((a: any) => a.secretId === rotated.secretId) ? true : undefined), 10_000, 'an attempt under the new secret')
         receiver.answer('/rotate/me', 'ok')
         const delivery = await endedDelivery(t, sent.deliveries[0].id)
         assert.equal(delivery.status, 'succeeded')

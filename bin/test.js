@@ -1,0 +1,80 @@
+#!/usr/bin/env node
+// `npm test`: every test file bundled by esbuild with src/ and most packages, then run by `node --test`.
+// Each test file is a process of its own; through tsx each spent 2–3 s of CPU loading ~1,700 package
+// files past tsx's loader thread, which was a fifth of the suite's CPU. Arguments go to `node --test`
+// (`npm test -- --test-name-pattern=webhook`). One file while developing: `node --import tsx --test <file>`.
+// Stack traces name lines of dist/test; `NODE_OPTIONS=--enable-source-maps npm test` maps them back to the
+// sources, for about 0.4 s of CPU more per file, which is why it is not the default.
+import { spawnSync } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const OUT_DIR = path.join(ROOT, 'dist/test')
+
+function testFiles(dir) {
+  return fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.test.ts'))
+    .map((entry) => path.relative(ROOT, path.join(entry.parentPath ?? entry.path, entry.name)))
+    .sort()
+}
+
+// The browser suites first, as they take longest; the fault suites are `npm run test:faults`.
+const all = [...testFiles('test/ui'), ...[...testFiles('test'), ...testFiles('src'), ...testFiles('sdk/test')].filter((file) => !/^test\/(ui|faults)\//.test(file))]
+// Webhook suites time their receivers' answers against WEBHOOK_TIMEOUT_MS: they run one at a time, after the rest.
+const webhookSuite = (file) => file.startsWith('test/webhooks/') && file !== 'test/webhooks/endpoints.test.ts'
+const passes = [
+  { files: all.filter((file) => !webhookSuite(file)), concurrency: 4 },
+  { files: all.filter(webhookSuite), concurrency: 1 },
+]
+
+/**
+ * A source's `import.meta.dirname` and `import.meta.url` are its own path, not the bundle's: tests and
+ * sources find fixtures, bin/ and ui/ by them.
+ */
+const keepSourcePaths = {
+  name: 'keep-source-paths',
+  setup(build) {
+    build.onLoad({ filter: /\.tsx?$/ }, async (args) => {
+      if (args.path.includes(`${path.sep}node_modules${path.sep}`)) return undefined
+      const source = await fs.promises.readFile(args.path, 'utf8')
+      return {
+        contents: source
+          .replaceAll('import.meta.dirname', JSON.stringify(path.dirname(args.path)))
+          .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href)),
+        loader: args.path.endsWith('x') ? 'tsx' : 'ts',
+      }
+    })
+  },
+}
+
+const esbuild = await import('esbuild')
+fs.rmSync(OUT_DIR, { recursive: true, force: true })
+await esbuild.build({
+  entryPoints: all.map((file) => path.join(ROOT, file)),
+  outbase: ROOT,
+  outdir: OUT_DIR,
+  outExtension: { '.js': '.mjs' },
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  sourcemap: 'linked',
+  sourcesContent: false,
+  plugins: [keepSourcePaths],
+  // native addons; packages that load their own files by path or hook the module loader (pino's
+  // transports, an OpenAPI validator's meta-schemas, Sentry's and OpenTelemetry's instrumentation,
+  // Playwright's browser driver, compilers)
+  external: ['better-sqlite3', '@duckdb/node-api', 'pino', '@seriousme/openapi-schema-validator', '@sentry/*', '@opentelemetry/*', 'playwright-core', 'esbuild', 'typescript', 'tsx'],
+  // CommonJS packages in an ES module bundle call require()
+  banner: { js: "import { createRequire as testCreateRequire } from 'node:module'; const require = testCreateRequire(import.meta.url);" },
+  logLevel: 'warning',
+})
+
+const bundled = (file) => path.join(OUT_DIR, file.replace(/\.tsx?$/, '.mjs'))
+for (const { files, concurrency } of passes) {
+  const run = spawnSync(process.execPath, ['--test', `--test-concurrency=${concurrency}`, ...process.argv.slice(2), ...files.map(bundled)], { stdio: 'inherit', cwd: ROOT })
+  if (run.status !== 0) process.exit(run.status ?? 1)
+}
