@@ -69,8 +69,10 @@ function migratedTemplate(): Promise<string> {
     try {
       await client.query(`select pg_advisory_lock(hashtext('portal test template'))`)
       if ((await client.query('select 1 from pg_database where datname = $1', [name])).rowCount) return name
-      const stale = await client.query<{ datname: string }>(`select datname from pg_database where starts_with(datname, 'portal_template_')`)
-      for (const { datname } of stale.rows) await client.query(`drop database if exists ${datname}`).catch(() => {}) // one in use by another run stays
+      // Templates of other sources are dropped, but for the newest few: a run of another checkout (a git
+      // worktree) may be using one now, and dropping it under that run made the two drop each other's.
+      const stale = await client.query<{ datname: string }>(`select datname from pg_database where starts_with(datname, 'portal_template_') order by oid desc offset 3`)
+      for (const { datname } of stale.rows) await client.query(`drop database if exists ${datname}`).catch(() => {}) // one being copied stays
       const building = `${name}_building`
       await client.query(`drop database if exists ${building}`)
       await client.query(`create database ${building}`)
