@@ -71,8 +71,9 @@ async function bareRound(clients: pg.Client[], projectId: string): Promise<numbe
         const now = Date.now()
         const values: unknown[] = []
         for (let n = 0; n < BATCH; n++, i++) {
-          const data = logData(i)
-          values.push(newId('evt', now), projectId, now, now, JSON.stringify(data), data.level, data.module, data.message)
+          // The row the portal stores: level, module and message in their columns only (src/storage/promoted-fields.ts).
+          const { level, module, message, ...rest } = logData(i)
+          values.push(newId('evt', now), projectId, now, now, JSON.stringify(rest), level, module, message)
         }
         await client.query('begin')
         await client.query(insert, values)

@@ -80,7 +80,8 @@ export async function openMigratedStorage(config: Config): Promise<Storage> {
     queryTimeoutMs: config.databaseQueryTimeoutMs,
     sqliteSynchronous: config.sqliteSynchronous,
     eventStore: config.eventStore,
-    columnarTables: modules.filter((module) => module.columnar).map((module) => ({ table: module.table, promotedFields: module.promotedFields ?? [] })),
+    columnarTables: modules.filter((module) => module.columnar).map((module) => module.table),
+    promotedFields: Object.fromEntries(modules.map((module) => [module.table, module.promotedFields ?? []])),
   })
   await migrate(storage, [...allMigrations, ...storage.layoutMigrations])
   return storage

@@ -22,7 +22,7 @@ export interface EventRow {
   project_id: string
   ts: number
   received_at: number
-  /** the payload: JSON text on SQLite, jsonb on PostgreSQL; read it with `storage.parseJson`, or a columnar module's with `eventsOf(table).dataOf`, which adds back its promoted fields */
+  /** the payload: JSON text on SQLite, json on PostgreSQL; read it with `storage.parseJson`, or a columnar module's with `eventsOf(table).dataOf`, which adds back its promoted fields */
   data: unknown
 }
 
@@ -157,7 +157,8 @@ export interface EventModule<P extends TObject = TObject> {
   columnar?: boolean
   /**
    * Payload fields that `columns` copies as they are into a column of the same name (`level: d.level ?? null`):
-   * the columnar event store keeps such a field once, in its column, and gives `data` back whole on read.
+   * every store keeps such a field once, in its column, and `eventsOf(table).dataOf` gives `data` back whole
+   * (src/storage/promoted-fields.ts). Only a `columnar` module declares them: its reads all go through `eventsOf`.
    */
   promotedFields?: string[]
   migrations: Migration[]
@@ -191,6 +192,8 @@ export function columnEquals(column: string, schema: TSchema): EventFilter {
 }
 
 export function defineModule<P extends TObject>(module: EventModule<P>): EventModule<P> {
+  // A read that parses `data` itself (the summaries' latest events) would miss a field kept in its column.
+  if (module.promotedFields?.length && !module.columnar) throw new Error(`module ${module.name} declares promotedFields, which needs columnar: true`)
   // The payload's component in the OpenAPI document shows the module's own accepted example.
   ;(module.payload as { examples?: unknown[] }).examples ??= [module.examples.valid]
   named(`${pascalCase(module.type)}Payload`, module.payload)

@@ -21,15 +21,12 @@ export async function writeEvents(trx: Kysely<Database>, ctx: PortalContext, acc
     else byModule.set(item.module, [item])
   }
   for (const [module, items] of byModule) {
-    const rows = items.map(({ event, dataJson }): EventTableRow => ({
-      id: event.id,
-      project_id: event.projectId,
-      ts: event.ts,
-      received_at: event.receivedAt,
-      data: dataJson,
-      ...module.columns(event.data, event),
-    }))
-    await ctx.storage.eventsOf(module.table).append(trx, module.table, rows)
+    const store = ctx.storage.eventsOf(module.table)
+    const rows = items.map(({ event, dataJson }): EventTableRow => {
+      const columns = module.columns(event.data, event)
+      return { id: event.id, project_id: event.projectId, ts: event.ts, received_at: event.receivedAt, data: store.storedData(event.data, columns, dataJson), ...columns }
+    })
+    await store.append(trx, module.table, rows)
     await updateGroupSummaries(trx, module, rows)
     await updateGroupHours(trx, module, rows)
     await module.afterWrite?.(trx, items.map((item) => item.event), ctx)

@@ -5,18 +5,12 @@ import { tablesOf, type Connection, type Database } from './tables.ts'
 /** Event tables reached by the name a module gives: any columns. */
 type EventTables = Record<string, Record<string, unknown>>
 
-/** A module's event table in a columnar store, with the payload fields its columns copy (`EventModule.promotedFields`). */
-export interface ColumnarTable {
-  table: string
-  promotedFields: string[]
-}
-
 /**
  * Where a module's event rows are written and read (docs/event-store.md): the same database as `db`
  * (PostgreSQL, SQLite without EVENT_STORE=duckdb), or DuckDB fed through a SQLite outbox. Its helpers
- * build expressions in the dialect of `db` here, which may differ from `Storage.db`'s. A store may keep
- * a promoted field in its column only, so `data` is read through `dataOf`, and `jsonText` and
- * `jsonPathText` over `data` find the promoted fields wherever they are kept.
+ * build expressions in the dialect of `db` here, which may differ from `Storage.db`'s. A table's promoted
+ * fields are kept in their columns only (src/storage/promoted-fields.ts), so `data` is written through
+ * `storedData` and read through `dataOf`, and `jsonText` and `jsonPathText` over `data` find them.
  */
 export interface EventStore extends Pick<Storage, 'jsonText' | 'jsonPathText' | 'containsText' | 'percentilesByGroup'> {
   /** Reads of the event table; a read made after an ingest's 200 sees its events. */
@@ -25,6 +19,8 @@ export interface EventStore extends Pick<Storage, 'jsonText' | 'jsonPathText' | 
   readonly dataColumns: readonly string[]
   /** The payload as ingested, from a row read with `data` and `dataColumns`. */
   dataOf(row: Record<string, unknown>): Record<string, unknown>
+  /** What to store in `data` for `payload` (serialised as `payloadJson`) in a row whose other columns are `columns`. */
+  storedData(payload: Record<string, unknown>, columns: Record<string, unknown>, payloadJson: string): string
   /** Writes one module's event rows inside the ingest transaction `trx` (of `Storage.db`): durable once it commits. */
   append(trx: Connection, table: string, rows: Record<string, unknown>[]): Promise<void>
 }
@@ -35,6 +31,7 @@ export function sameDatabaseEvents(storage: Storage): EventStore {
     db: storage.db,
     dataColumns: [],
     dataOf: (row) => storage.parseJson<Record<string, unknown>>(row.data),
+    storedData: (_payload, _columns, payloadJson) => payloadJson,
     jsonText: storage.jsonText,
     jsonPathText: storage.jsonPathText,
     containsText: storage.containsText,

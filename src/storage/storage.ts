@@ -2,7 +2,8 @@ import type { Compilable, CompiledQuery, Kysely, RawBuilder, SelectQueryBuilder 
 import type { PercentileRow, ValuesQuery } from './percentiles.ts'
 import type { Migration } from './migrations.ts'
 import { tablesOf, type Connection, type Database } from './tables.ts'
-import type { ColumnarTable, EventStore } from './event-store.ts'
+import type { EventStore } from './event-store.ts'
+import { withPromotedFields } from './promoted-fields.ts'
 
 /** Column types that differ between the databases; migrations take them instead of asking which database runs. */
 export interface ColumnTypes {
@@ -132,10 +133,16 @@ export interface StorageOptions {
   sqliteSynchronous: 'full' | 'normal'
   /** SQLite only: with `duckdb`, the event rows of `columnarTables` live in events.duckdb beside the database file */
   eventStore?: 'sqlite' | 'duckdb'
-  columnarTables?: ColumnarTable[]
+  columnarTables?: string[]
+  /** by event table, the payload fields its columns copy (`EventModule.promotedFields`): stored there only, in any store */
+  promotedFields?: Record<string, readonly string[]>
 }
 
 export async function openStorage(databaseUrl: string, options: StorageOptions): Promise<Storage> {
+  return withPromotedFields(await openDatabase(databaseUrl, options), options.promotedFields ?? {})
+}
+
+async function openDatabase(databaseUrl: string, options: StorageOptions): Promise<Storage> {
   if (databaseUrl.startsWith('sqlite:')) {
     const { openSqliteStorage } = await import('./sqlite/sqlite-storage.ts')
     const file = databaseUrl.slice('sqlite:'.length)

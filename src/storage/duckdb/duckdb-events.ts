@@ -5,7 +5,7 @@ import { DuckDBInstance, type DuckDBAppender } from '@duckdb/node-api'
 import { Kysely, sql, type Generated } from 'kysely'
 import { percentilesAtRanks } from '../percentiles.ts'
 import { likePattern, type SpaceManagement, type Storage } from '../storage.ts'
-import type { ColumnarTable, EventStore } from '../event-store.ts'
+import type { EventStore } from '../event-store.ts'
 import { tablesOf, type Connection, type Database } from '../tables.ts'
 import type { Migration } from '../migrations.ts'
 import { DuckdbDialect } from './duckdb-dialect.ts'
@@ -48,27 +48,9 @@ function decodeBlock(block: Uint8Array): Block {
   return JSON.parse(zlib.inflateRawSync(block).toString('utf8')) as Block
 }
 
-/**
- * Takes out of each row's `data` the promoted fields whose column holds the same value, so that DuckDB
- * stores them once (`dataOf` puts them back on read). Done as the outbox is applied rather than at
- * ingest, so that outbox rows an earlier version wrote with `data` whole are slimmed alike.
- */
-function slimData(block: Block, promotedFields: string[]) {
-  const dataIndex = block.columns.indexOf('data')
-  const fields = promotedFields.map((field) => ({ field, values: block.values[block.columns.indexOf(field)] })).filter((column) => column.values !== undefined)
-  if (dataIndex < 0 || fields.length === 0) return
-  const datas = block.values[dataIndex]
-  for (let row = 0; row < datas.length; row++) {
-    if (typeof datas[row] !== 'string') continue
-    const data = JSON.parse(datas[row] as string) as Record<string, unknown>
-    let slimmed = false
-    for (const { field, values } of fields) {
-      if (values[row] === null || !Object.hasOwn(data, field) || data[field] !== values[row]) continue
-      delete data[field]
-      slimmed = true
-    }
-    if (slimmed) datas[row] = JSON.stringify(data)
-  }
+/** A JSON path for `json_extract_string`: `$."a"."b"`. */
+function jsonPath(keys: string[]): string {
+  return '$' + keys.map((key) => '."' + key.replace(/"/g, '') + '"').join('')
 }
 
 type ColumnType = 'VARCHAR' | 'BIGINT' | 'DOUBLE'
@@ -79,14 +61,12 @@ type ColumnType = 'VARCHAR' | 'BIGINT' | 'DOUBLE'
  * materialiser appends outbox rows to DuckDB and records the last applied `seq` in the same DuckDB
  * transaction, then deletes them from the outbox; a read first has every committed outbox row applied.
  */
-export async function withDuckdbEvents(storage: Storage, file: string, columnarTables: ColumnarTable[]): Promise<Storage> {
+export async function withDuckdbEvents(storage: Storage, file: string, tables: string[]): Promise<Storage> {
   const instance = await DuckDBInstance.create(path.join(path.dirname(path.resolve(file)), 'events.duckdb'), { threads: '1' })
   // The materialiser's transactions run on their own connection; reads see what it has committed.
   const connection = await instance.connect()
   const readConnection = await instance.connect()
   const state = tablesOf<OutboxTables>(storage.db)
-  const tables = columnarTables.map((columnar) => columnar.table)
-  const promotedFieldsOf = new Map(columnarTables.map((columnar) => [columnar.table, columnar.promotedFields]))
   const schemas = new Map<string, { name: string; type: ColumnType }[]>()
   let started: Promise<void> | null = null
   let applying: Promise<void> | null = null
@@ -139,9 +119,7 @@ export async function withDuckdbEvents(storage: Storage, file: string, columnarT
         if (!columns) throw new Error(`the outbox holds events of ${row.event_table}, which the DuckDB event store does not hold`)
         let appender = appenders.get(row.event_table)
         if (!appender) appenders.set(row.event_table, (appender = await connection.createAppender(row.event_table)))
-        const block = decodeBlock(row.block)
-        slimData(block, promotedFieldsOf.get(row.event_table) ?? [])
-        appendBlock(appender, columns, block)
+        appendBlock(appender, columns, decodeBlock(row.block))
       }
       for (const appender of appenders.values()) appender.closeSync()
       await connection.run(`update outbox_applied set upto = ${upto}`)
@@ -209,35 +187,18 @@ export async function withDuckdbEvents(storage: Storage, file: string, columnarT
     if (pendingEvents >= MATERIALISE_EVENTS) setImmediate(() => materialise().catch(() => {}))
   }
 
-  /** The event store of one table: `data` there lacks the promoted fields that `slimData` took out. */
-  function eventStoreOf(promotedFields: string[]): EventStore {
-    const jsonPath = (keys: string[]) => '$' + keys.map((key) => '."' + key.replace(/"/g, '') + '"').join('')
-    // A promoted field is read from its column: `data` holds it only in rows stored before it was taken out.
-    const promotedColumn = (column: string, keys: string[]) =>
-      keys.length === 1 && promotedFields.includes(keys[0]) && (column === 'data' || column.endsWith('.data')) ? column.slice(0, -'data'.length) + keys[0] : undefined
-    const jsonPathText = (column: string, keys: string[]) => {
-      const promoted = promotedColumn(column, keys)
-      return promoted === undefined
-        ? sql<string | null>`json_extract_string(${sql.ref(column)}, ${jsonPath(keys)})`
-        : sql<string | null>`cast(${sql.ref(promoted)} as varchar)`
-    }
-    return {
-      db,
-      dataColumns: promotedFields,
-      dataOf(row) {
-        const data = JSON.parse(row.data as string) as Record<string, unknown>
-        // Rows stored before the fields were taken out still hold them, with the same value as their columns.
-        for (const field of promotedFields) if (row[field] !== null && row[field] !== undefined && !Object.hasOwn(data, field)) data[field] = row[field]
-        return data
-      },
-      jsonText: (column, key) => jsonPathText(column, [key]),
-      jsonPathText,
-      containsText: (column, needle) => sql<boolean>`${sql.ref(column)} ilike ${likePattern(needle)} escape '\\'`,
-      percentilesByGroup: (values, columns, percentiles) => percentilesAtRanks(values, columns, percentiles),
-      append,
-    }
+  const events: EventStore = {
+    db,
+    dataColumns: [],
+    dataOf: (row) => JSON.parse(row.data as string) as Record<string, unknown>,
+    storedData: (_payload, _columns, payloadJson) => payloadJson,
+    jsonText: (column, key) => sql<string | null>`json_extract_string(${sql.ref(column)}, ${jsonPath([key])})`,
+    jsonPathText: (column, keys) => sql<string | null>`json_extract_string(${sql.ref(column)}, ${jsonPath(keys)})`,
+    containsText: (column, needle) => sql<boolean>`${sql.ref(column)} ilike ${likePattern(needle)} escape '\\'`,
+    percentilesByGroup: (values, columns, percentiles) => percentilesAtRanks(values, columns, percentiles),
+    append,
   }
-  const eventStores = new Map(columnarTables.map((columnar) => [columnar.table, eventStoreOf(columnar.promotedFields)]))
+  const held = new Set(tables)
 
   const duckdbFile = path.join(path.dirname(path.resolve(file)), 'events.duckdb')
   const space: SpaceManagement = {
@@ -249,11 +210,11 @@ export async function withDuckdbEvents(storage: Storage, file: string, columnarT
     },
     // DuckDB does not size a table by itself: its file (and WAL) is shared out among the tables it holds.
     async tableSizes(names) {
-      const sizes = await storage.space.tableSizes(names.filter((name) => !eventStores.has(name)))
-      const ours = names.filter((name) => eventStores.has(name))
+      const sizes = await storage.space.tableSizes(names.filter((name) => !held.has(name)))
+      const ours = names.filter((name) => held.has(name))
       if (ours.length > 0) {
         const bytes = fileSize(duckdbFile) + fileSize(`${duckdbFile}.wal`)
-        for (const name of ours) sizes[name] = Math.round(bytes / eventStores.size)
+        for (const name of ours) sizes[name] = Math.round(bytes / held.size)
       }
       return sizes
     },
@@ -262,7 +223,7 @@ export async function withDuckdbEvents(storage: Storage, file: string, columnarT
   return {
     ...storage,
     space,
-    eventsOf: (table) => eventStores.get(table) ?? storage.eventsOf(table),
+    eventsOf: (table) => (held.has(table) ? events : storage.eventsOf(table)),
     layoutMigrations: [...storage.layoutMigrations, outboxMigration],
     async close() {
       clearInterval(timer)
