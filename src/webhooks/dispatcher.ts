@@ -147,11 +147,13 @@ export async function startDispatcher(ctx: PortalContext): Promise<() => Promise
   return async () => {
     state = 'stopping'
     clearTimeout(timer)
-    await Promise.allSettled([...sending])
-    while (cycling || scheduled) {
+    // A cycle that began before the stop may still launch what it claimed: those attempts are awaited too,
+    // or their deliveries would keep a lease nobody records, and wait it out (timeout + 30 s) after a restart.
+    while (cycling || scheduled || sending.size > 0) {
       clearImmediate(scheduled)
       scheduled = undefined
       await cycling
+      await Promise.allSettled([...sending])
     }
     // The last attempts are recorded before the database closes; nothing new is claimed.
     if (finished.length > 0) await cycle()

@@ -55,6 +55,26 @@ for (const dialect of DIALECTS) {
       }
     })
 
+    test('a portal stopped as it claims a delivery records that attempt before it stops', async () => {
+      // Stopped the moment `deliver` answers, when the dispatcher's cycle is claiming the new delivery.
+      // An attempt launched by that cycle and not recorded would keep its lease (timeout + 30 s) past a restart.
+      for (let round = 0; round < 5; round++) {
+        const first = await startTestPortalOn(dialect, database, PACED)
+        const project = await createProject(first)
+        await createEndpoint(first, project.id, receiver.url(`/stopped/${round}`))
+        const sent = await deliver(first, project.id, 'stopped.while.claiming', { round })
+        await first.close()
+        const second = await startTestPortalOn(dialect, database, PACED)
+        try {
+          const delivery = await endedDelivery(second, sent.deliveries[0].id, 5_000)
+          assert.equal(delivery.status, 'succeeded')
+          assert.ok(delivery.attempts.every((a: any) => a.status !== 'interrupted'), JSON.stringify(delivery.attempts.map((a: any) => a.status)))
+        } finally {
+          await second.close()
+        }
+      }
+    })
+
     test('a rotation in the middle of retries: later attempts carry both signatures, earlier ones keep their secret version', async () => {
       const t = await startTestPortalOn(dialect, database, PACED)
       try {
