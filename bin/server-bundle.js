@@ -30,25 +30,28 @@ export function freshBundle() {
   }
 }
 
+/**
+ * What the server bundle and the test bundle (bin/test.js) are built with. Left out: native addons, and
+ * pino, whose transports load its files by path in worker threads.
+ */
+export const bundleOptions = {
+  bundle: true,
+  // dynamic imports (DuckDB, the backup command) stay separate files, loaded only when used
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  outExtension: { '.js': '.mjs' },
+  external: ['better-sqlite3', '@duckdb/node-api', 'pino'],
+  // CommonJS packages in an ES module bundle call require()
+  banner: { js: "import { createRequire as bundleCreateRequire } from 'node:module'; const require = bundleCreateRequire(import.meta.url);" },
+  logLevel: 'warning',
+}
+
 export async function buildBundle() {
   const esbuild = await import('esbuild')
   const staging = `${OUT_DIR}.${process.pid}`
-  await esbuild.build({
-    entryPoints: { portal: path.join(SOURCES, 'cli/portal.ts') },
-    bundle: true,
-    // dynamic imports (DuckDB, the backup command) stay separate files, loaded only when used
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    outdir: staging,
-    outExtension: { '.js': '.mjs' },
-    // native addons, and pino, whose transports load its files by path in worker threads
-    external: ['better-sqlite3', '@duckdb/node-api', 'pino'],
-    // CommonJS packages in an ES module bundle call require()
-    banner: { js: "import { createRequire as portalCreateRequire } from 'node:module'; const require = portalCreateRequire(import.meta.url);" },
-    logLevel: 'warning',
-  })
+  await esbuild.build({ ...bundleOptions, entryPoints: { portal: path.join(SOURCES, 'cli/portal.ts') }, outdir: staging })
   // one rename: a portal starting meanwhile sees the old bundle or the new one, never half of one
   fs.rmSync(OUT_DIR, { recursive: true, force: true })
   fs.renameSync(staging, OUT_DIR)

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm test`: every test file bundled by esbuild with src/ and most packages, then run by `node --test`.
-// Each test file is a process of its own; through tsx each spent 2–3 s of CPU loading ~1,700 package
-// files past tsx's loader thread, which was a fifth of the suite's CPU. Arguments go to `node --test`
+// Each test file is a process of its own; through tsx each spent 1.3–2 s more CPU than from a bundle,
+// loading ~1,700 package files past tsx's loader thread: a fifth of the suite's CPU. Arguments go to `node --test`
 // (`npm test -- --test-name-pattern=webhook`). One file while developing: `node --import tsx --test <file>`.
 // Stack traces name lines of dist/test; `NODE_OPTIONS=--enable-source-maps npm test` maps them back to the
 // sources, for about 0.4 s of CPU more per file, which is why it is not the default.
@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { bundleOptions } from './server-bundle.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const OUT_DIR = path.join(ROOT, 'dist/test')
@@ -53,25 +54,17 @@ const keepSourcePaths = {
 const esbuild = await import('esbuild')
 fs.rmSync(OUT_DIR, { recursive: true, force: true })
 await esbuild.build({
+  ...bundleOptions,
   entryPoints: all.map((file) => path.join(ROOT, file)),
   outbase: ROOT,
   outdir: OUT_DIR,
-  outExtension: { '.js': '.mjs' },
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
   sourcemap: 'linked',
   sourcesContent: false,
   plugins: [keepSourcePaths],
-  // native addons; packages that load their own files by path or hook the module loader (pino's
-  // transports, an OpenAPI validator's meta-schemas, Sentry's and OpenTelemetry's instrumentation,
-  // Playwright's browser driver, compilers)
-  external: ['better-sqlite3', '@duckdb/node-api', 'pino', '@seriousme/openapi-schema-validator', '@sentry/*', '@opentelemetry/*', 'playwright-core', 'esbuild', 'typescript', 'tsx'],
-  // CommonJS packages in an ES module bundle call require()
-  banner: { js: "import { createRequire as testCreateRequire } from 'node:module'; const require = testCreateRequire(import.meta.url);" },
-  logLevel: 'warning',
+  // besides the server bundle's: packages that load their own files by path or hook the module loader
+  // (an OpenAPI validator's meta-schemas, Sentry's and OpenTelemetry's instrumentation, Playwright's
+  // browser driver, compilers)
+  external: [...bundleOptions.external, '@seriousme/openapi-schema-validator', '@sentry/*', '@opentelemetry/*', 'playwright-core', 'esbuild', 'typescript', 'tsx'],
 })
 
 const bundled = (file) => path.join(OUT_DIR, file.replace(/\.tsx?$/, '.mjs'))

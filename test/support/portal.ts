@@ -53,7 +53,7 @@ let template: Promise<string> | undefined
 /**
  * The name of a PostgreSQL database migrated by the current sources, made by the first test file that asks
  * (the others wait on an advisory lock). Its name holds a hash of src/ and today's date, so an edited
- * migration, or a day that moves the partitions made ahead, gives a new one; older ones are dropped.
+ * migration, or a day that moves the partitions made ahead, gives a new one; all but the newest few are dropped.
  */
 function migratedTemplate(): Promise<string> {
   return (template ??= (async () => {
