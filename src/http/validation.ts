@@ -24,19 +24,33 @@ const coercing = ajvWith({ coerceTypes: 'array' })
 const strict = ajvWith({ coerceTypes: false })
 
 /**
- * Compiled validators and serializers by schema text, shared by every app the process builds. Compiling
- * every route's schemas was 0.4 s of a portal's start, paid again by each of the hundreds of portals the
- * test suites start in their processes; the schemas are the same module-level objects each time.
+ * Compiled validators and serializers by schema text, shared by every app the process builds, each compiled
+ * when its route first needs it. Compiling every route's schemas up front was half a second of each start
+ * (the CLI's and the test suites' hundreds of portals too), mostly for routes the process never serves;
+ * the first request of a route pays its own few milliseconds instead.
  */
 const compiled = new Map<string, (value: any) => any>()
-function once<T extends (value: any) => any>(key: string, compile: () => T): T {
-  let done = compiled.get(key)
-  if (!done) compiled.set(key, (done = compile()))
-  return done as T
+function onFirstUse<T extends (value: any) => any>(key: () => string, compile: () => T): T & { errors?: unknown } {
+  let done: T | undefined
+  const run: ((value: unknown) => unknown) & { errors?: unknown } = (value) => {
+    if (!done) {
+      const text = key()
+      done = compiled.get(text) as T | undefined
+      if (!done) compiled.set(text, (done = compile()))
+    }
+    const result = done(value)
+    // Fastify reads a failed validation's errors from the function it was given
+    run.errors = (done as { errors?: unknown }).errors
+    return result
+  }
+  return run as T & { errors?: unknown }
 }
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
-  once(`validate ${httpPart === 'body' ? 'body' : 'text'} ${JSON.stringify(schema)}`, () => (httpPart === 'body' ? strict : coercing).compile(schema as object))
+  onFirstUse(
+    () => `validate ${httpPart === 'body' ? 'body' : 'text'} ${JSON.stringify(schema)}`,
+    () => (httpPart === 'body' ? strict : coercing).compile(schema as object),
+  )
 
 const buildSerializer = SerializerSelector()
 
@@ -46,7 +60,7 @@ export const schemaController: FastifyServerOptions['schemaController'] = {
     buildSerializer(externalSchemas, options) {
       const compile = buildSerializer(externalSchemas as never, options as never)
       const context = JSON.stringify([externalSchemas, options])
-      return (route) => once(`serialize ${context} ${JSON.stringify(route.schema)}`, () => compile(route as never))
+      return (route) => onFirstUse(() => `serialize ${context} ${JSON.stringify(route.schema)}`, () => compile(route as never))
     },
   },
 }

@@ -46,6 +46,7 @@ export function documentConformance(document: any) {
 
   const resolve = (value: any, section: string) => (value?.$ref ? document.components[section][value.$ref.split('/').pop()] : value)
 
+  /** Compiled on first use, once per distinct schema: a test file meets a few of the document's hundred. */
   function validator(schema: unknown) {
     const key = JSON.stringify(schema)
     let validate = compiled.get(key)
@@ -101,22 +102,6 @@ export function documentConformance(document: any) {
     return validate(body) ? undefined : `${where} ${mediaType}: ${ajv.errorsText(validate.errors)}`
   }
 
-  /**
-   * Compiles every response's validators now: compiling on first use blocks the event loop in the
-   * middle of a test, long enough on a loaded machine for a webhook attempt's timeout to fire.
-   */
-  function compileAll() {
-    for (const operations of Object.values<any>(document.paths)) {
-      for (const operation of Object.values<any>(operations)) {
-        for (const declared of Object.values<any>(operation.responses ?? {})) {
-          const entry = resolve(declared, 'responses')
-          for (const header of Object.values<any>(entry.headers ?? {})) validator(resolve(header, 'headers').schema ?? {})
-          for (const media of Object.values<any>(entry.content ?? {})) if (media.schema) validator(media.schema)
-        }
-      }
-    }
-  }
-
   /** What is wrong with `value` as an instance of `schema` (a schema of the document, `$ref`s and all), or undefined. */
   function against(schema: unknown, value: unknown): string | undefined {
     const validate = ajv.compile(rebase(schema) as object)
@@ -127,7 +112,7 @@ export function documentConformance(document: any) {
   function mismatch(method: string, url: string, response: TestResponse): string | undefined {
     return check({ method, path: url, status: response.status, header: (name) => response.headers.get(name) ?? undefined, text: response.text })
   }
-  return Object.assign(mismatch, { check, against, compileAll })
+  return Object.assign(mismatch, { check, against })
 }
 
 /** The document's `#/components/…` refs, pointed at the components schema added under its own id. */
@@ -164,7 +149,6 @@ export function checkEveryResponse(app: FastifyInstance, onMismatch: (mismatch: 
     checker = checkers.get(text)
     if (!checker) {
       checker = documentConformance(JSON.parse(text))
-      checker.compileAll()
       checkers.set(text, checker)
     }
   })
