@@ -1,17 +1,21 @@
 #!/usr/bin/env node
-// `npm test`: every test file bundled by esbuild with src/ and most packages, then run by `node --test`.
+// `npm test`: every test file bundled by esbuild with src/ and most packages, then run by node:test's `run()`.
 // Each test file is a process of its own; through tsx each spent 1.3–2 s more CPU than from a bundle,
-// loading ~1,700 package files past tsx's loader thread: a fifth of the suite's CPU. Arguments go to `node --test`
-// (`npm test -- --test-name-pattern=webhook`). One file while developing: `node --import tsx --test <file>`.
+// loading ~1,700 package files past tsx's loader thread: a fifth of the suite's CPU. `--test-name-pattern=<regex>`
+// (repeatable) narrows the tests (`npm test -- --test-name-pattern=webhook`). One file while developing:
+// `node --import tsx --test <file>`.
 // Stack traces name lines of dist/test; `NODE_OPTIONS=--enable-source-maps npm test` maps them back to the
 // sources, for about 0.4 s of CPU more per file, which is why it is not the default.
-import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
+import { run } from 'node:test'
+import * as reporters from 'node:test/reporters'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { parseArgs } from 'node:util'
 import { bundleOptions } from './server-bundle.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
+process.chdir(ROOT)
 const OUT_DIR = path.join(ROOT, 'dist/test')
 
 function testFiles(dir) {
@@ -21,8 +25,10 @@ function testFiles(dir) {
     .sort()
 }
 
-// The browser suites first, as they take longest; the fault suites are `npm run test:faults`.
-const all = [...testFiles('test/ui'), ...[...testFiles('test'), ...testFiles('src'), ...testFiles('sdk/test')].filter((file) => !/^test\/(ui|faults)\//.test(file))]
+// Longest first, so that the run does not end on one long file while a core idles: the browser suites, then
+// the others by size, which follows their time closely enough. The fault suites are `npm run test:faults`.
+const largestFirst = (files) => files.sort((a, b) => fs.statSync(path.join(ROOT, b)).size - fs.statSync(path.join(ROOT, a)).size)
+const all = [...largestFirst(testFiles('test/ui')), ...largestFirst([...testFiles('test'), ...testFiles('src'), ...testFiles('sdk/test')].filter((file) => !/^test\/(ui|faults)\//.test(file)))]
 // Webhook suites time their receivers' answers against WEBHOOK_TIMEOUT_MS: they run after the rest, two at a
 // time, which leaves them CPU to spare (four files at a time on two cores pushed their attempts past it).
 const webhookSuite = (file) => file.startsWith('test/webhooks/') && file !== 'test/webhooks/endpoints.test.ts'
@@ -67,8 +73,14 @@ await esbuild.build({
   external: [...bundleOptions.external, '@seriousme/openapi-schema-validator', '@sentry/*', '@opentelemetry/*', 'playwright-core', 'esbuild', 'typescript', 'tsx'],
 })
 
+// `run()`, not `node --test <files>`: the command line sorts the files by path, which started the browser
+// suites, the longest, last, and left the run's last 80 s to them alone.
+const { values: options } = parseArgs({ options: { 'test-name-pattern': { type: 'string', multiple: true } } })
 const bundled = (file) => path.join(OUT_DIR, file.replace(/\.tsx?$/, '.mjs'))
 for (const { files, concurrency } of passes) {
-  const run = spawnSync(process.execPath, ['--test', `--test-concurrency=${concurrency}`, ...process.argv.slice(2), ...files.map(bundled)], { stdio: 'inherit', cwd: ROOT })
-  if (run.status !== 0) process.exit(run.status ?? 1)
+  let failed = false
+  const stream = run({ files: files.map(bundled), concurrency, testNamePatterns: options['test-name-pattern'] })
+  stream.on('test:fail', ({ skip, todo }) => (failed ||= !skip && !todo))
+  await new Promise((resolve, reject) => stream.compose(process.stdout.isTTY ? reporters.spec : reporters.tap).on('end', resolve).on('error', reject).pipe(process.stdout, { end: false }))
+  if (failed) process.exit(1)
 }
