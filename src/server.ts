@@ -65,7 +65,7 @@ export async function buildServer(ctx: PortalContext) {
   app.setNotFoundHandler((request, reply) => sendProblem(reply, 404, 'not_found', `no route for ${request.method} ${request.url.split('?')[0]}`))
 
   const { maxEventLoopDelayMs, retryAfterSeconds } = ctx.config.loadShedding
-  // Start-up (compiling every route's schemas, and whatever else runs when ready) blocks the loop
+  // Start-up (building the routes and the OpenAPI document, and whatever else runs when ready) blocks the loop
   // for a moment; that is not load. Shedding starts two samples after the portal listens.
   let sheddingFrom = Infinity
   app.addHook('onListen', async () => {

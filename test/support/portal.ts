@@ -180,8 +180,8 @@ export async function startTestPortalOn(dialect: Dialect, database: TestDatabase
     DATABASE_URL: database.url,
     PORTAL_DATA_DIR: database.dataDir,
     LOG_LEVEL: 'info',
-    // These portals share the test's event loop, which the test and any other portal it starts (compiling
-    // every route's schemas) block at times: that is not load, and must not turn an assertion into a
+    // These portals share the test's event loop, which the test and any other portal it starts (building
+    // its routes) block at times: that is not load, and must not turn an assertion into a
     // 503. Shedding is tested in test/faults/overload.test.ts, which sets its own threshold.
     LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
     // Tests store events dated months back; retention runs only where a test asks (portal.retention.runNow).
