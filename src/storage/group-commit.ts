@@ -21,7 +21,8 @@ interface Pending<I, R> {
 /**
  * Group commit: items that arrive while a transaction is being written wait for the next one and
  * share it, so a burst costs one commit (one fsync on SQLite) and one multi-row insert per table,
- * not one per request. `writeAll` must return one result per item, in order. `weigh` gives an item's
+ * not one per request. Up to `storage.writeTransactions` transactions are written at once (one on
+ * SQLite); each takes the items waiting when it starts. `writeAll` must return one result per item, in order. `weigh` gives an item's
  * share of the backlog (the events of a batch, say).
  */
 export function createGroupCommitter<I, R>(
@@ -33,7 +34,7 @@ export function createGroupCommitter<I, R>(
   name = 'writes',
 ): GroupCommitter<I, R> {
   let pending: Pending<I, R>[] = []
-  let draining: Promise<void> | null = null
+  const drainers = new Set<Promise<void>>()
   let backlog = 0
   const untrackBacklog = trackBacklog(name, () => backlog)
 
@@ -45,7 +46,11 @@ export function createGroupCommitter<I, R>(
       pending = pending.slice(group.length)
       await commit(group)
     }
-    draining = null
+  }
+
+  function startDrainer() {
+    const drainer = drain().finally(() => drainers.delete(drainer))
+    drainers.add(drainer)
   }
 
   async function commit(group: Pending<I, R>[]) {
@@ -68,7 +73,7 @@ export function createGroupCommitter<I, R>(
       backlog += weight
       return new Promise<R>((resolve, reject) => {
         pending.push({ item, resolve, reject })
-        draining ??= drain()
+        if (drainers.size < storage.writeTransactions) startDrainer()
       }).finally(() => (backlog -= weight))
     },
     get backlog() {
@@ -76,7 +81,7 @@ export function createGroupCommitter<I, R>(
     },
     async close() {
       untrackBacklog()
-      await draining
+      while (drainers.size > 0) await Promise.all(drainers)
     },
   }
 }

@@ -50,6 +50,11 @@ export interface Storage {
   /** Takes the lock on `name` as `lockInTransaction` does, or answers false at once when another transaction holds it. */
   tryLockInTransaction(trx: Connection, name: string): Promise<boolean>
   /**
+   * How many group-commit transactions (src/storage/group-commit.ts) one portal writes at once: SQLite has
+   * one writer; on PostgreSQL the next transaction's statements run while one waits for its commit's fsync.
+   */
+  readonly writeTransactions: number
+  /**
    * Writes `rows` with `write` (see `rowWrite`) inside the transaction `trx`, the way this database
    * writes many rows fastest.
    */

@@ -49,6 +49,7 @@ export function openSqliteStorage(
   return {
     dialect: 'sqlite',
     db,
+    writeTransactions: 1,
     types: { json: 'text', bigint: 'integer', double: 'real' },
     parseJson: <T>(value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value) as T,
     jsonText: (column, key) => sql<string | null>`json_extract(${sql.ref(column)}, ${'$."' + key.replace(/"/g, '') + '"'})`,

@@ -1,0 +1,64 @@
+import { describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { sql } from 'kysely'
+import { loadConfig } from '../../src/config.ts'
+import { openMigratedStorage } from '../../src/portal.ts'
+import { createGroupCommitter } from '../../src/storage/group-commit.ts'
+import { createTestDatabase, DIALECTS } from '../support/portal.ts'
+
+/** Waits until `condition` holds, polling; fails naming `what` after `ms`. */
+async function until(condition: () => boolean, what: string, ms = 5000) {
+  const deadline = Date.now() + ms
+  while (!condition()) {
+    if (Date.now() > deadline) assert.fail(`not reached within ${ms} ms: ${what}`)
+    await sleep(5)
+  }
+}
+
+for (const dialect of DIALECTS) {
+  describe(`group commit on ${dialect}`, () => {
+    test('writes up to writeTransactions transactions at once (SQLite one, PostgreSQL several) and answers each item with its own result', async () => {
+      const database = await createTestDatabase(dialect, { migrated: true })
+      const storage = await openMigratedStorage(loadConfig({ DATABASE_URL: database.url, PORTAL_DATA_DIR: database.dataDir }))
+      let release!: () => void
+      const gate = new Promise<void>((resolve) => (release = resolve))
+      try {
+        const limit = storage.writeTransactions
+        assert.equal(limit, dialect === 'sqlite' ? 1 : 4)
+        let open = 0
+        let mostOpen = 0
+        const groups: number[][] = []
+        const committer = createGroupCommitter<number, number>(storage, async (trx, items) => {
+          await sql`select 1`.execute(trx)
+          open++
+          mostOpen = Math.max(mostOpen, open)
+          groups.push(items)
+          await gate // every transaction stays open until the test has seen how many run at once
+          open--
+          return items.map((item) => item * 10)
+        }, 100)
+
+        // One item at a time, each once the previous one is in a transaction or waiting for a free one.
+        const answers: Promise<number>[] = []
+        for (let item = 0; item < limit + 2; item++) {
+          answers.push(committer.write(item))
+          await until(() => open === Math.min(item + 1, limit), `${Math.min(item + 1, limit)} open transactions`)
+        }
+        await sleep(100)
+        assert.equal(open, limit, 'no transaction beyond the limit')
+        release()
+        assert.deepEqual(await Promise.all(answers), answers.map((_, item) => item * 10))
+        assert.equal(mostOpen, limit)
+        // the items that found every transaction taken waited, and shared the next one
+        assert.deepEqual(groups.slice(0, limit).flat(), [...Array(limit).keys()])
+        assert.deepEqual(groups.slice(limit).flat().sort(), [limit, limit + 1])
+        await committer.close()
+      } finally {
+        release() // a failed assertion must not leave transactions open and the close waiting for them
+        await storage.close()
+        await database.drop()
+      }
+    })
+  })
+}
