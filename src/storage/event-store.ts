@@ -1,9 +1,6 @@
 import type { Kysely } from 'kysely'
-import { MAX_VALUES_PER_STATEMENT, type Storage } from './storage.ts'
-import { tablesOf, type Connection, type Database } from './tables.ts'
-
-/** Event tables reached by the name a module gives: any columns. */
-type EventTables = Record<string, Record<string, unknown>>
+import type { Storage } from './storage.ts'
+import type { Connection, Database } from './tables.ts'
 
 /**
  * Where a module's event rows are written and read (docs/event-store.md): the same database as `db`
@@ -36,12 +33,6 @@ export function sameDatabaseEvents(storage: Storage): EventStore {
     jsonPathText: storage.jsonPathText,
     containsText: storage.containsText,
     percentilesByGroup: storage.percentilesByGroup,
-    async append(trx, table, rows) {
-      if (rows.length === 0) return
-      const rowsPerStatement = Math.max(1, Math.floor(MAX_VALUES_PER_STATEMENT / Object.keys(rows[0]).length))
-      for (let start = 0; start < rows.length; start += rowsPerStatement) {
-        await tablesOf<EventTables>(trx).insertInto(table).values(rows.slice(start, start + rowsPerStatement)).execute()
-      }
-    },
+    append: (trx, table, rows) => storage.insertRows(trx, table, rows),
   }
 }

@@ -60,6 +60,11 @@ export interface Storage {
    */
   writeRows<R>(trx: Connection, write: ListStatement<R>, rows: R[]): Promise<void>
   /**
+   * Inserts plain `rows` (no conflict handling) into `table` inside `trx`, the way this database takes many
+   * rows fastest. A column a row lacks is stored as null.
+   */
+  insertRows(trx: Connection, table: string, rows: Record<string, unknown>[]): Promise<void>
+  /**
    * Nearest-rank `percentiles` of `value`, with its count, min, max and avg, per group of `columns` over
    * `values`: the same figures on either database, each computed the way it answers fastest over a month
    * of values (measured with `npm run bench -- reads`).
@@ -185,6 +190,15 @@ export function precompiled<P extends unknown[], R>(db: Connection, build: (...p
 
 // SQLite allows 32,766 bound values a statement and PostgreSQL 65,535; stay well under both.
 export const MAX_VALUES_PER_STATEMENT = 30_000
+
+/** `Storage.insertRows` as multi-row inserts of as many rows as the bound values allow. */
+export async function insertRowsInChunks(trx: Connection, table: string, rows: Record<string, unknown>[]): Promise<void> {
+  if (rows.length === 0) return
+  const rowsPerStatement = Math.max(1, Math.floor(MAX_VALUES_PER_STATEMENT / Object.keys(rows[0]).length))
+  for (let start = 0; start < rows.length; start += rowsPerStatement) {
+    await tablesOf<Record<string, Record<string, unknown>>>(trx).insertInto(table).values(rows.slice(start, start + rowsPerStatement)).execute()
+  }
+}
 
 /** List lengths whose statement stays compiled; longer lists (a large ingest batch's) are compiled each time. */
 const MAX_PRECOMPILED_LENGTH = 64

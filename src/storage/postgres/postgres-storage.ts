@@ -2,7 +2,7 @@ import pg from 'pg'
 import { Kysely, PostgresDialect, sql } from 'kysely'
 import { rankedPercentiles } from '../percentiles.ts'
 import { DEFAULT_POOL_WAIT_MS, likePattern, MAX_VALUES_PER_STATEMENT, PoolExhaustedError, writeHealthProbe, type Storage, type StorageOptions } from '../storage.ts'
-import { tablesOf, type Database } from '../tables.ts'
+import { tablesOf, type Connection, type Database } from '../tables.ts'
 import { sameDatabaseEvents } from '../event-store.ts'
 import { postgresLayoutMigrations } from './postgres-migrations.ts'
 import { postgresSpace } from './postgres-space.ts'
@@ -10,6 +10,8 @@ import { postgresInvalidations } from './postgres-invalidations.ts'
 import { trackPool } from '../../metrics/metrics.ts'
 
 const INT8_OID = 20
+/** Bounds the JSON text of one `insertRows` statement (a few MB). */
+const INSERT_ROWS_PER_STATEMENT = 10_000
 // Class 08 (connection), 53 (insufficient resources), 57P (operator intervention: shutdown, crash).
 const UNAVAILABLE_SQLSTATE = /^(08|53|57P)/
 const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN'])
@@ -48,6 +50,18 @@ export function openPostgresStorage(
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: { connect: connectWithin, end: () => pool.end() } }) })
   const invalidations = postgresInvalidations(url, db)
   const untrackPool = trackPool(pool)
+  // Which columns of a table are json or jsonb, whose values `insertRows` passes as the JSON text they hold.
+  const jsonColumnsByTable = new Map<string, Promise<Set<string>>>()
+  const jsonColumnsOf = (trx: Connection, table: string) => {
+    let columns = jsonColumnsByTable.get(table)
+    if (!columns) {
+      columns = sql<{ attname: string }>`select attname from pg_attribute where attrelid = ${table}::regclass and attnum > 0
+        and not attisdropped and atttypid in ('json'::regtype, 'jsonb'::regtype)`.execute(trx).then(({ rows }) => new Set(rows.map((row) => row.attname)))
+      columns.catch(() => jsonColumnsByTable.delete(table))
+      jsonColumnsByTable.set(table, columns)
+    }
+    return columns
+  }
 
   return {
     dialect: 'postgres',
@@ -115,6 +129,32 @@ export function openPostgresStorage(
       if (rows.length === 0) return
       const perStatement = Math.max(1, Math.floor(MAX_VALUES_PER_STATEMENT / write.values(rows[0]).length))
       for (let start = 0; start < rows.length; start += perStatement) await db.executeQuery(write.compile(trx, rows.slice(start, start + perStatement)))
+    },
+    // One statement per chunk, whatever its number of rows: `json_populate_recordset` reads them from one JSON
+    // parameter, typed by the table's own row type. A multi-row VALUES insert has a parameter per value, which
+    // PostgreSQL parses and plans at every call: 1.4–1.7 times fewer rows/s (docs/event-store.md).
+    async insertRows(trx, table, rows) {
+      if (rows.length === 0) return
+      const jsonColumns = await jsonColumnsOf(trx, table)
+      const columnSet = new Set<string>()
+      for (const row of rows) for (const column in row) columnSet.add(column)
+      const columns = [...columnSet]
+      const keys = columns.map((column) => `${JSON.stringify(column)}:`)
+      const isJson = columns.map((column) => jsonColumns.has(column))
+      const objectOf = (row: Record<string, unknown>) => {
+        let text = ''
+        for (let index = 0; index < columns.length; index++) {
+          const value = row[columns[index]]
+          if (value === undefined || value === null) continue
+          text += `${text === '' ? '{' : ','}${keys[index]}${typeof value === 'string' && isJson[index] ? value : JSON.stringify(value)}`
+        }
+        return text === '' ? '{}' : `${text}}`
+      }
+      const names = sql.join(columns.map((column) => sql.ref(column)))
+      for (let start = 0; start < rows.length; start += INSERT_ROWS_PER_STATEMENT) {
+        const json = `[${rows.slice(start, start + INSERT_ROWS_PER_STATEMENT).map(objectOf).join(',')}]`
+        await sql`insert into ${sql.table(table)} (${names}) select ${names} from json_populate_recordset(null::${sql.table(table)}, ${json}::json)`.execute(trx)
+      }
     },
     // The event tables are PostgreSQL's own: an ingest is one transaction, no outbox.
     eventsOf() {

@@ -3,7 +3,7 @@ import path from 'node:path'
 import SQLite from 'better-sqlite3'
 import { Kysely, SqliteDialect, SqliteDriver, sql, type DatabaseConnection, type Driver } from 'kysely'
 import { percentilesAtRanks } from '../percentiles.ts'
-import { DEFAULT_POOL_WAIT_MS, likePattern, PoolExhaustedError, writeHealthProbe, type Storage } from '../storage.ts'
+import { DEFAULT_POOL_WAIT_MS, insertRowsInChunks, likePattern, PoolExhaustedError, writeHealthProbe, type Storage } from '../storage.ts'
 import { tablesOf, type Database } from '../tables.ts'
 import { sameDatabaseEvents } from '../event-store.ts'
 import { walSync, type WalSync } from './wal-sync.ts'
@@ -83,6 +83,7 @@ export function openSqliteStorage(
       statement.run(first.parameters)
       for (let index = 1; index < rows.length; index++) statement.run(write.values(rows[index]))
     },
+    insertRows: insertRowsInChunks,
     eventsOf() {
       return sameDatabaseEvents(this)
     },
