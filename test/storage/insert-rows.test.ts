@@ -1,0 +1,34 @@
+import { describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import type { Kysely } from 'kysely'
+import { loadConfig } from '../../src/config.ts'
+import { openMigratedStorage } from '../../src/portal.ts'
+import { createTestDatabase, DIALECTS } from '../support/portal.ts'
+
+// Storage.insertRows writes each database its own way (PostgreSQL reads the rows from one JSON parameter):
+// what comes back must be what went in, whatever the text holds.
+const ROWS: Record<string, unknown>[] = [
+  { id: 'evt_1', project_id: 'prj_x', ts: 1_790_000_000_123, received_at: 1_790_000_000_124, data: '{"fields":{"quote":"\\"","path":"C:\\\\dir","unicode":"\\u00e9 ✓"}}', level: 'error', module: 'billing', message: 'line one\nline "two" \\ \t ünïcödé 🚀' },
+  { id: 'evt_2', project_id: 'prj_x', ts: 1_790_000_000_125, received_at: 1_790_000_000_126, data: '{}', level: null, message: '' },
+  { id: 'evt_3', project_id: 'prj_x', ts: 0, received_at: 1, data: '[1,2.5,null,true]', level: 'info', module: "o'brien", message: '{"not":"json in a text column"}' },
+]
+
+for (const dialect of DIALECTS) {
+  describe(`insertRows on ${dialect}`, () => {
+    test('stores strings, numbers, JSON, nulls and missing columns exactly as given', async () => {
+      const database = await createTestDatabase(dialect, { migrated: true })
+      const storage = await openMigratedStorage(loadConfig({ DATABASE_URL: database.url, PORTAL_DATA_DIR: database.dataDir, EVENT_STORE: 'sqlite' }))
+      try {
+        await storage.db.transaction().execute((trx) => storage.insertRows(trx, 'log_events', ROWS))
+        const stored = await (storage.db as unknown as Kysely<any>).selectFrom('log_events').selectAll().orderBy('id').execute()
+        assert.deepEqual(
+          stored.map((row) => ({ ...row, data: storage.parseJson(row.data) })),
+          ROWS.map((row) => ({ module: null, ...row, data: JSON.parse(row.data as string) })),
+        )
+      } finally {
+        await storage.close()
+        await database.drop()
+      }
+    })
+  })
+}
