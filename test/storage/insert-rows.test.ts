@@ -25,6 +25,9 @@ for (const dialect of DIALECTS) {
           stored.map((row) => ({ ...row, data: storage.parseJson(row.data) })),
           ROWS.map((row) => ({ module: null, ...row, data: JSON.parse(row.data as string) })),
         )
+        // stored as JSON, not as a JSON string holding it: the database reads inside it
+        const quote = await (storage.db as unknown as Kysely<any>).selectFrom('log_events').select(storage.jsonPathText('data', ['fields', 'quote']).as('quote')).where('id', '=', 'evt_1').executeTakeFirstOrThrow()
+        assert.equal(quote.quote, '"')
       } finally {
         await storage.close()
         await database.drop()
