@@ -22,8 +22,8 @@ interface Pending<I, R> {
  * Group commit: items that arrive while a transaction is being written wait for the next one and
  * share it, so a burst costs one commit (one fsync on SQLite) and one multi-row insert per table,
  * not one per request. Up to `storage.writeTransactions` transactions are written at once (one on
- * SQLite); each takes the items waiting when it starts. `writeAll` must return one result per item, in order. `weigh` gives an item's
- * share of the backlog (the events of a batch, say).
+ * SQLite); each takes the items waiting when it starts. `writeAll` must return one result per item, in
+ * order. `weigh` gives an item's share of the backlog (the events of a batch, say).
  */
 export function createGroupCommitter<I, R>(
   storage: Storage,
