@@ -21,7 +21,6 @@ import {
   ErrorGroupDetail,
   ErrorOccurrence,
   findFoldedGroup,
-  findGroup,
   groupDetail,
   GroupStatusSchema,
   listGroups,

@@ -3,7 +3,7 @@ import type { PortalContext } from '../context.ts'
 import { updateGroupSummaries } from './group-summaries.ts'
 import { updateGroupHours } from './group-hours.ts'
 import type { Database } from '../storage/tables.ts'
-import type { EventModule, EventTableRow, EventTablesByName, StoredEvent } from './module.ts'
+import type { EventModule, EventTableRow, StoredEvent } from './module.ts'
 
 /** An accepted event with its payload already serialised (serialising is where a too-deep payload fails). */
 export interface AcceptedEvent {

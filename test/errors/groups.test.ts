@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
-import { createProject, DIALECTS, type TestPortal, type TestProject } from '../support/portal.ts'
+import { createProject, DIALECTS, type TestPortal } from '../support/portal.ts'
 import { captured, groupOf, listGroups, watchAnnouncements, startErrorsPortal } from './support.ts'
 
 const DAY_MS = 86_400_000
