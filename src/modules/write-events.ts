@@ -20,7 +20,11 @@ export async function writeEvents(trx: Kysely<Database>, ctx: PortalContext, acc
     if (group) group.push(item)
     else byModule.set(item.module, [item])
   }
-  for (const [module, items] of byModule) {
+  // One module order for every transaction, whatever order a batch's events came in: concurrent ingests on
+  // PostgreSQL (several group commits of one portal, or several portals) lock summary rows in the same order,
+  // so neither waits for a row the other holds while holding one it wants (a deadlock).
+  const inTableOrder = [...byModule].sort(([a], [b]) => (a.table < b.table ? -1 : a.table > b.table ? 1 : 0))
+  for (const [module, items] of inTableOrder) {
     const store = ctx.storage.eventsOf(module.table)
     const rows = items.map(({ event, dataJson }): EventTableRow => {
       const columns = module.columns(event.data, event)
