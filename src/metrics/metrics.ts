@@ -41,6 +41,13 @@ const refusals = new Counter({
   registers,
 })
 
+const commitConflicts = new Counter({
+  name: 'portal_commit_conflicts_total',
+  help: 'Group-commit transactions the database ended to break a deadlock or a serialization conflict (each runs again), by write path',
+  labelNames: ['committer'] as const,
+  registers,
+})
+
 const commitDuration = new Histogram({
   name: 'portal_commit_duration_seconds',
   help: 'One group-commit transaction, from BEGIN to durable COMMIT, by write path (ingest, errors)',
@@ -148,6 +155,11 @@ export function countResponse(route: string, method: string, statusCode: number,
 
 export function countRefusal(status: number, cause: string): void {
   if (status === 429 || status === 503) refusals.inc({ status: String(status), cause })
+}
+
+/** A group-commit transaction the database ended for a concurrent one's sake; it runs again. */
+export function countCommitConflict(committer: string): void {
+  commitConflicts.inc({ committer })
 }
 
 export function observeCommit(committer: string, requests: number, seconds: number): void {

@@ -1,7 +1,10 @@
 import type { Kysely } from 'kysely'
-import { observeCommit, trackBacklog } from '../metrics/metrics.ts'
+import { countCommitConflict, observeCommit, trackBacklog } from '../metrics/metrics.ts'
 import { PoolExhaustedError, type Storage } from './storage.ts'
 import type { Database } from './tables.ts'
+
+/** Runs of one transaction that the database ends for a concurrent one's sake, before its items fail. */
+const MAX_CONFLICT_ATTEMPTS = 3
 
 export interface GroupCommitter<I, R> {
   /** Resolves with the item's result once the transaction holding it has committed. */
@@ -53,13 +56,18 @@ export function createGroupCommitter<I, R>(
     drainers.add(drainer)
   }
 
-  async function commit(group: Pending<I, R>[]) {
+  async function commit(group: Pending<I, R>[], attempt = 1): Promise<void> {
     try {
       const startedAt = performance.now()
       const results = await storage.db.transaction().execute((trx) => writeAll(trx, group.map((entry) => entry.item)))
       observeCommit(name, group.length, (performance.now() - startedAt) / 1000)
       group.forEach((entry, index) => entry.resolve(results[index]))
     } catch (error) {
+      // The database ended this transaction to let a concurrent one through (a deadlock): run it again.
+      if (storage.isConflict(error) && attempt < MAX_CONFLICT_ATTEMPTS) {
+        countCommitConflict(name)
+        return commit(group, attempt + 1)
+      }
       // Nor would a database that is down or a pool with no free connection serve them one by one.
       if (group.length === 1 || storage.isUnavailable(error) || error instanceof PoolExhaustedError) return group.forEach((entry) => entry.reject(error))
       // One item the database refuses must not fail the others that shared its transaction.

@@ -83,6 +83,11 @@ export interface Storage {
   readonly invalidations: InvalidationChannel
   /** True when an error means the database cannot be reached or written right now. */
   isUnavailable(error: unknown): boolean
+  /**
+   * True when an error ended a transaction only because another ran at the same time (PostgreSQL's deadlock
+   * detector or a serialization failure): the other has gone on, so running it again can succeed.
+   */
+  isConflict(error: unknown): boolean
   /** Commits a write: a database that answers reads but refuses writes (disk full, I/O errors) fails it. */
   ping(): Promise<void>
   close(): Promise<void>

@@ -60,5 +60,39 @@ for (const dialect of DIALECTS) {
         await database.drop()
       }
     })
+
+    test('a transaction the database ends to break a deadlock runs again, and both items are answered', { skip: dialect === 'sqlite' && 'SQLite has one writer' }, async () => {
+      const database = await createTestDatabase(dialect, { migrated: true })
+      const storage = await openMigratedStorage(loadConfig({ DATABASE_URL: database.url, PORTAL_DATA_DIR: database.dataDir }))
+      try {
+        await sql`create table deadlock_rows (id integer primary key)`.execute(storage.db)
+        await sql`insert into deadlock_rows values (1), (2)`.execute(storage.db)
+        const locked = new Set<number>()
+        let runs = 0
+        // Item 1 locks row 1 then row 2, item 2 row 2 then row 1, each taking its second once the other
+        // holds its first: a deadlock, the first time. Each item is alone in its transaction.
+        const committer = createGroupCommitter<number, string>(storage, async (trx, [item]) => {
+          const attempt = ++runs
+          const [first, second] = item === 1 ? [1, 2] : [2, 1]
+          await sql`select id from deadlock_rows where id = ${first} for update`.execute(trx)
+          if (attempt <= 2) {
+            locked.add(first)
+            await until(() => locked.has(second), `row ${second} locked by the other item`)
+          }
+          await sql`select id from deadlock_rows where id = ${second} for update`.execute(trx)
+          return [`item ${item} committed`]
+        }, 1)
+        const answers = Promise.allSettled([committer.write(1), committer.write(2)])
+        assert.deepEqual(
+          (await answers).map((answer) => (answer.status === 'fulfilled' ? answer.value : String(answer.reason))),
+          ['item 1 committed', 'item 2 committed'],
+        )
+        assert.equal(runs, 3, 'one of the two ran again')
+        await committer.close()
+      } finally {
+        await storage.close()
+        await database.drop()
+      }
+    })
   })
 }

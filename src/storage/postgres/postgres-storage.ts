@@ -163,6 +163,8 @@ export function openPostgresStorage(
     space: postgresSpace(db),
     layoutMigrations: postgresLayoutMigrations,
     invalidations,
+    // 40P01 deadlock_detected, 40001 serialization_failure
+    isConflict: (error) => /^40(P01|001)$/.test(String((error as { code?: unknown })?.code ?? '')),
     isUnavailable(error) {
       const code = String((error as { code?: unknown })?.code ?? '')
       if (UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_NODE_CODES.has(code)) return true
