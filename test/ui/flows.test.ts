@@ -113,6 +113,9 @@ describe('web UI in Chromium', () => {
 
   test('keyboard only: sign in with Enter, reach a section by Tab, open it with Enter', async () => {
     await page.goto(t.url)
+    // The field takes focus by itself (autofocus), at the first rendering after the app mounts, which may come
+    // after `load`: typed before it, the keys went nowhere on a busy machine.
+    await page.waitForFunction(() => document.activeElement?.getAttribute('name') === 'token')
     await page.keyboard.type(t.adminToken)
     await page.keyboard.press('Enter')
     const shopLink = page.getByRole('link', { name: 'shop' })
