@@ -196,13 +196,11 @@ export function precompiled<P extends unknown[], R>(db: Connection, build: (...p
 // SQLite allows 32,766 bound values a statement and PostgreSQL 65,535; stay well under both.
 export const MAX_VALUES_PER_STATEMENT = 30_000
 
-/** `Storage.insertRows` as multi-row inserts of as many rows as the bound values allow. */
-export async function insertRowsInChunks(trx: Connection, table: string, rows: Record<string, unknown>[]): Promise<void> {
-  if (rows.length === 0) return
-  const rowsPerStatement = Math.max(1, Math.floor(MAX_VALUES_PER_STATEMENT / Object.keys(rows[0]).length))
-  for (let start = 0; start < rows.length; start += rowsPerStatement) {
-    await tablesOf<Record<string, Record<string, unknown>>>(trx).insertInto(table).values(rows.slice(start, start + rowsPerStatement)).execute()
-  }
+/** Every column any of `rows` has, for `Storage.insertRows`. */
+export function columnsOf(rows: Record<string, unknown>[]): string[] {
+  const columns = new Set<string>()
+  for (const row of rows) for (const column in row) columns.add(column)
+  return [...columns]
 }
 
 /** List lengths whose statement stays compiled; longer lists (a large ingest batch's) are compiled each time. */

@@ -1,7 +1,7 @@
 import pg from 'pg'
 import { Kysely, PostgresDialect, sql } from 'kysely'
 import { rankedPercentiles } from '../percentiles.ts'
-import { DEFAULT_POOL_WAIT_MS, likePattern, MAX_VALUES_PER_STATEMENT, PoolExhaustedError, writeHealthProbe, type Storage, type StorageOptions } from '../storage.ts'
+import { columnsOf, DEFAULT_POOL_WAIT_MS, likePattern, MAX_VALUES_PER_STATEMENT, PoolExhaustedError, writeHealthProbe, type Storage, type StorageOptions } from '../storage.ts'
 import { tablesOf, type Connection, type Database } from '../tables.ts'
 import { sameDatabaseEvents } from '../event-store.ts'
 import { postgresLayoutMigrations } from './postgres-migrations.ts'
@@ -136,9 +136,7 @@ export function openPostgresStorage(
     async insertRows(trx, table, rows) {
       if (rows.length === 0) return
       const jsonColumns = await jsonColumnsOf(trx, table)
-      const columnSet = new Set<string>()
-      for (const row of rows) for (const column in row) columnSet.add(column)
-      const columns = [...columnSet]
+      const columns = columnsOf(rows)
       const keys = columns.map((column) => `${JSON.stringify(column)}:`)
       const isJson = columns.map((column) => jsonColumns.has(column))
       const objectOf = (row: Record<string, unknown>) => {

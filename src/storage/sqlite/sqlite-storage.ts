@@ -3,7 +3,7 @@ import path from 'node:path'
 import SQLite from 'better-sqlite3'
 import { Kysely, SqliteDialect, SqliteDriver, sql, type DatabaseConnection, type Driver } from 'kysely'
 import { percentilesAtRanks } from '../percentiles.ts'
-import { DEFAULT_POOL_WAIT_MS, insertRowsInChunks, likePattern, PoolExhaustedError, writeHealthProbe, type Storage } from '../storage.ts'
+import { columnsOf, DEFAULT_POOL_WAIT_MS, likePattern, PoolExhaustedError, writeHealthProbe, type Storage } from '../storage.ts'
 import { tablesOf, type Database } from '../tables.ts'
 import { sameDatabaseEvents } from '../event-store.ts'
 import { walSync, type WalSync } from './wal-sync.ts'
@@ -83,7 +83,16 @@ export function openSqliteStorage(
       statement.run(first.parameters)
       for (let index = 1; index < rows.length; index++) statement.run(write.values(rows[index]))
     },
-    insertRows: insertRowsInChunks,
+    // The one-row statement as well, prepared once per table and columns; a multi-row insert would be compiled
+    // and prepared again for each row count a group commit brings.
+    async insertRows(trx, table, rows) {
+      if (!tablesOf(trx).isTransaction || !database.inTransaction) throw new Error('insertRows runs inside a transaction')
+      if (rows.length === 0) return
+      const columns = columnsOf(rows)
+      const first = tablesOf<Record<string, Record<string, unknown>>>(trx).insertInto(table).values(Object.fromEntries(columns.map((column) => [column, null]))).compile()
+      const statement = statements.prepare(first.sql)
+      for (const row of rows) statement.run(columns.map((column) => row[column] ?? null))
+    },
     eventsOf() {
       return sameDatabaseEvents(this)
     },
