@@ -99,9 +99,9 @@ export function openSqliteStorage(
     space,
     layoutMigrations: sqliteLayoutMigrations,
     invalidations,
-    // Extended codes (SQLITE_IOERR_WRITE, SQLITE_READONLY_DBMOVED) share their primary code's first two words.
     // One connection writes: no transaction of this database waits for another.
     isConflict: () => false,
+    // Extended codes (SQLITE_IOERR_WRITE, SQLITE_READONLY_DBMOVED) share their primary code's first two words.
     isUnavailable: (error) => UNAVAILABLE_CODES.has(String((error as { code?: unknown })?.code ?? '').split('_').slice(0, 2).join('_')),
     ping: () => writeHealthProbe(db),
     async close() {
