@@ -1,0 +1,40 @@
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { sql } from 'kysely'
+import { openStorage } from '../../src/storage/storage.ts'
+
+// SQLite only: PostgreSQL's statements run in its own server processes anyway.
+test('SQLite statements run off the event loop: timers keep firing while a long query runs, and its rows and errors come back', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portal-sqlite-worker-'))
+  const storage = await openStorage(`sqlite:${path.join(dir, 'portal.db')}`, { poolSize: 1, queryTimeoutMs: 0, sqliteSynchronous: 'full' })
+  try {
+    let last = performance.now()
+    let longestGap = 0
+    const ticker = setInterval(() => {
+      const now = performance.now()
+      longestGap = Math.max(longestGap, now - last)
+      last = now
+    }, 5)
+    const started = performance.now()
+    const { rows } = await sql<{ n: number }>`with recursive c(x) as (select 1 union all select x + 1 from c where x < 3000000) select count(*) as n from c`.execute(storage.db)
+    const took = performance.now() - started
+    clearInterval(ticker)
+    longestGap = Math.max(longestGap, performance.now() - last)
+    assert.deepEqual(rows, [{ n: 3_000_000 }])
+    assert.ok(took > 100, `the query is long enough to tell (${took.toFixed(0)} ms)`)
+    assert.ok(longestGap < took / 2, `the event loop went on during the ${took.toFixed(0)} ms query (longest pause ${longestGap.toFixed(0)} ms)`)
+
+    // Blobs come back as Buffers, and SQLite's error codes reach the caller.
+    await sql`create table blobs (id integer primary key, body blob not null)`.execute(storage.db)
+    await sql`insert into blobs (id, body) values (1, ${Buffer.from('zipped')})`.execute(storage.db)
+    const [blob] = (await sql<{ body: Buffer }>`select body from blobs`.execute(storage.db)).rows
+    assert.ok(Buffer.isBuffer(blob.body) && blob.body.toString() === 'zipped')
+    await assert.rejects(sql`insert into blobs (id, body) values (1, x'00')`.execute(storage.db), { code: 'SQLITE_CONSTRAINT_PRIMARYKEY' })
+  } finally {
+    await storage.close()
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+})
