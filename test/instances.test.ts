@@ -164,14 +164,14 @@ for (const dialect of DIALECTS) {
       const held = new Promise<void>((resolve) => (release = resolve))
       let holding!: () => void
       const taken = new Promise<void>((resolve) => (holding = resolve))
-      // A transaction that keeps the pool's one connection, as a long write would.
+      // A transaction that keeps the pool's one connection (on SQLite, the one writing connection), as a long write would.
       const transaction = t.portal.ctx.storage.db.transaction().execute(async () => {
         holding()
         await held
       })
       await taken
       try {
-        const answer = await t.request('GET', `/api/modules/logs/events?project_id=${project.id}`, { token: t.adminToken })
+        const answer = await ingest(t, project, [event('log', { message: 'waits for the writer' })])
         assert.equal(answer.status, 503, answer.text)
         assert.equal(answer.body.code, 'overloaded')
         assert.match(answer.body.detail, new RegExp(`${dialect} database pool \\(1 connection\\).*200 ms`))
@@ -180,7 +180,7 @@ for (const dialect of DIALECTS) {
         release()
         await transaction
       }
-      const after = await t.request('GET', `/api/modules/logs/events?project_id=${project.id}`, { token: t.adminToken })
+      const after = await ingest(t, project, [event('log', { message: 'written' })])
       assert.equal(after.status, 200, 'served again once the connection is free')
     })
   })

@@ -1,10 +1,10 @@
 import { createRequire } from 'node:module'
 import { setImmediate as yieldToIngest } from 'node:timers/promises'
 import { Worker } from 'node:worker_threads'
+import type SQLite from 'better-sqlite3'
 import { sql, type Kysely } from 'kysely'
 import type { SpaceManagement } from '../storage.ts'
 import type { Database } from '../tables.ts'
-import type { SqliteWorkerConnection } from './sqlite-worker-connection.ts'
 
 /** Pages one `incremental_vacuum` step gives back: 4 MiB, a few milliseconds of the writer's time. */
 const VACUUM_STEP_PAGES = 1024
@@ -33,7 +33,7 @@ parentPort.on('message', () => {
  * retention job's deletes go back to the file system a step at a time. A database made before that
  * reuses its freed pages for new rows (its file stops growing) until a one-off `VACUUM` converts it.
  */
-export function sqliteSpace(db: Kysely<Database>, connection: SqliteWorkerConnection, file: string): SpaceManagement {
+export function sqliteSpace(db: Kysely<Database>, database: SQLite.Database, file: string): SpaceManagement {
   let worker: Worker | undefined
   let sizes: { at: number; bytes: Map<string, number> } | undefined
   let measuring: Promise<Map<string, number>> | undefined
@@ -64,9 +64,9 @@ export function sqliteSpace(db: Kysely<Database>, connection: SqliteWorkerConnec
       const before = await freePages()
       let free = before
       while (free > 0 && !stop()) {
-        // A prepared statement's run() frees one page per call; exec steps the pragma to its end. Holding
-        // Kysely's connection keeps it outside any transaction another caller has open.
-        await db.connection().execute(() => connection.exec(`pragma incremental_vacuum(${VACUUM_STEP_PAGES})`))
+        // A prepared statement's run() frees one page per call; exec steps the pragma to its end. A transaction
+        // of its own holds the writing connection, so no other caller's transaction is open on it meanwhile.
+        await db.transaction().execute(async () => database.exec(`pragma incremental_vacuum(${VACUUM_STEP_PAGES})`))
         const left = await freePages()
         if (left >= free) break
         free = left

@@ -21,10 +21,12 @@ import { walSync, type WalSync } from './wal-sync.ts'
 import { sqliteLayoutMigrations } from './sqlite-migrations.ts'
 import { sqliteSpace } from './sqlite-space.ts'
 import { sqliteInvalidations } from './sqlite-invalidations.ts'
-import { SqliteWorkerConnection } from './sqlite-worker-connection.ts'
+import { SqliteReader } from './sqlite-reader.ts'
 
 // SQLite's own, and the file system's that the WAL's fsync can fail with.
 const UNAVAILABLE_CODES = new Set(['SQLITE_READONLY', 'SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_CANTOPEN', 'SQLITE_BUSY', 'SQLITE_CORRUPT', 'EIO', 'ENOSPC', 'EDQUOT', 'EROFS', 'EFBIG'])
+
+const STATEMENT_CACHE_SIZE = 500
 
 /** `makeWalSync` is for the tests, which watch when the WAL is synced. */
 export function openSqliteStorage(
@@ -34,32 +36,30 @@ export function openSqliteStorage(
   connectionWaitMs = DEFAULT_POOL_WAIT_MS,
 ): Storage {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true })
-  // The file's own settings, on a short-lived connection here, so that a file that cannot be opened fails
-  // the start at once; the portal's connection is then opened in a worker thread.
-  const opening = new SQLite(file)
+  const database = new SQLite(file)
   // Takes effect only in a new, empty file: pages the retention job frees can then go back to the file system.
-  opening.pragma('auto_vacuum = incremental')
-  const wal = opening.pragma('journal_mode = WAL', { simple: true }) === 'wal'
-  opening.close()
+  database.pragma('auto_vacuum = incremental')
+  const wal = database.pragma('journal_mode = WAL', { simple: true }) === 'wal'
   // full: each commit is fsynced before the portal answers, so an acknowledged event survives power loss;
   // normal: it survives a crash of the portal, and the last commits may be lost if the machine loses power.
   // For full, SQLite itself runs as normal and the driver fsyncs the WAL after each commit, off the event loop.
   const walSyncer = synchronous === 'full' && wal ? makeWalSync(`${path.resolve(file)}-wal`) : null
-  const connection = new SqliteWorkerConnection(file, [
-    // a new in-memory database's, as the file's are kept in the file
-    ...(wal ? [] : ['auto_vacuum = incremental']),
-    `synchronous = ${walSyncer ? 'normal' : synchronous}`,
-    'busy_timeout = 5000',
-    'foreign_keys = ON',
-    // 8 MiB: module reads measured no faster with 64 MiB, and each commit that split a B-tree page walks every
-    // page the cache holds (SQLite's balance renumbers a page through the lock page's number, so truncating
-    // the cache at COMMIT finds a page past the end): ~0.3 ms a commit at 64 MiB, an eighth of it at 8 MiB.
-    'cache_size = -8192',
-    // temp_store stays on disk: in memory it would spare the statement journals that multi-row upserts
-    // spill, but SQLite's sorts would then grow without bound (see README, Errors module).
-  ])
-  const db = new Kysely<Database>({ dialect: new PortalSqliteDialect(connection, walSyncer, connectionWaitMs) })
-  const space = sqliteSpace(db, connection, path.resolve(file))
+  database.pragma(`synchronous = ${walSyncer ? 'normal' : synchronous}`)
+  database.pragma('busy_timeout = 5000')
+  database.pragma('foreign_keys = ON')
+  // 8 MiB: module reads measured no faster with 64 MiB, and each commit that split a B-tree page walks every
+  // page the cache holds (SQLite's balance renumbers a page through the lock page's number, so truncating
+  // the cache at COMMIT finds a page past the end): ~0.3 ms a commit at 64 MiB, an eighth of it at 8 MiB.
+  database.pragma('cache_size = -8192')
+  // temp_store stays on disk: in memory it would spare the statement journals that multi-row upserts
+  // spill, but SQLite's sorts would then grow without bound (see README, Errors module).
+  const statements = new StatementCache(database)
+  // Reads outside a transaction run on a read-only connection in a worker thread: a long one no longer stalls
+  // the event loop, nor waits for the writer. Not for an in-memory database (one connection is all of it), nor
+  // without WAL, where a reader would block the writer's commits.
+  const reader = wal && file !== ':memory:' ? new SqliteReader(file, ['busy_timeout = 5000', 'cache_size = -8192']) : null
+  const db = new Kysely<Database>({ dialect: new PortalSqliteDialect(statements, reader, walSyncer, connectionWaitMs) })
+  const space = sqliteSpace(db, database, path.resolve(file))
   const invalidations = sqliteInvalidations(file === ':memory:' ? file : path.resolve(file))
 
   return {
@@ -92,19 +92,22 @@ export function openSqliteStorage(
     async writeRows(trx, write, rows) {
       // Only a transaction holds SQLite's one connection while it runs: anywhere else, another caller's
       // transaction could be open on it.
-      if (!tablesOf(trx).isTransaction || !connection.inTransaction) throw new Error('writeRows runs inside a transaction')
+      if (!tablesOf(trx).isTransaction || !database.inTransaction) throw new Error('writeRows runs inside a transaction')
       if (rows.length === 0) return
       const first = write.compile(trx, rows.slice(0, 1))
-      await connection.runEach(first.sql, [[...first.parameters], ...rows.slice(1).map((row) => write.values(row))])
+      const statement = statements.prepare(first.sql)
+      statement.run(first.parameters)
+      for (let index = 1; index < rows.length; index++) statement.run(write.values(rows[index]))
     },
     // The one-row statement as well, prepared once per table and columns; a multi-row insert would be compiled
     // and prepared again for each row count a group commit brings.
     async insertRows(trx, table, rows) {
-      if (!tablesOf(trx).isTransaction || !connection.inTransaction) throw new Error('insertRows runs inside a transaction')
+      if (!tablesOf(trx).isTransaction || !database.inTransaction) throw new Error('insertRows runs inside a transaction')
       if (rows.length === 0) return
       const columns = columnsOf(rows)
       const first = tablesOf<Record<string, Record<string, unknown>>>(trx).insertInto(table).values(Object.fromEntries(columns.map((column) => [column, null]))).compile()
-      await connection.runEach(first.sql, rows.map((row) => columns.map((column) => row[column] ?? null)))
+      const statement = statements.prepare(first.sql)
+      for (const row of rows) statement.run(columns.map((column) => row[column] ?? null))
     },
     eventsOf() {
       return sameDatabaseEvents(this)
@@ -129,94 +132,175 @@ export function openSqliteStorage(
 /** Kysely's SQLite dialect over the portal's driver. */
 class PortalSqliteDialect implements Dialect {
   constructor(
-    private readonly connection: SqliteWorkerConnection,
+    private readonly statements: StatementCache,
+    private readonly reader: SqliteReader | null,
     private readonly walSyncer: WalSync | null,
     private readonly connectionWaitMs: number,
   ) {}
 
-  createDriver = () => new PortalSqliteDriver(this.connection, this.walSyncer, this.connectionWaitMs)
+  createDriver = () => new PortalSqliteDriver(this.statements, this.reader, this.walSyncer, this.connectionWaitMs)
   createQueryCompiler = () => new SqliteQueryCompiler()
   createAdapter = () => new SqliteAdapter()
   createIntrospector = (db: Kysely<unknown>) => new SqliteIntrospector(db)
 }
 
 /**
- * Kysely's SQLite driver over the connection in a worker thread, with a rollback that knows when SQLite
- * has rolled back already, and (given a WAL syncer) writes that resolve only once their commit is on disk.
+ * The portal's SQLite driver. Each caller gets a handle: its reads outside a transaction go to the reader
+ * in a worker thread; its first write or BEGIN takes the one writing connection (the main thread's, with a
+ * statement cache), which it holds until it is released. The rollback knows when SQLite has rolled back
+ * already, and (given a WAL syncer) writes resolve only once their commit is on disk.
  */
 class PortalSqliteDriver implements Driver {
-  /** queries and transactions that hold or wait for the one connection; with none, acquiring needs no timer */
+  /** callers that hold or wait for the writing connection; with none, taking it needs no timer */
   private users = 0
-  /** settles when the query or transaction holding the connection releases it */
+  /** settles when the caller holding the writing connection releases it */
   private held: Promise<void> | undefined
   private release: (() => void) | undefined
-  private readonly kyselyConnection: DatabaseConnection
 
   constructor(
-    private readonly connection: SqliteWorkerConnection,
+    private readonly statements: StatementCache,
+    private readonly reader: SqliteReader | null,
     private readonly walSyncer: WalSync | null,
     private readonly connectionWaitMs: number,
-  ) {
-    this.kyselyConnection = {
-      async executeQuery<R>({ sql, parameters }: CompiledQuery): Promise<QueryResult<R>> {
-        const { rows, changes, lastInsertRowid } = await connection.query(sql, parameters)
-        if (changes === undefined) return { rows: rows as R[] }
-        return { rows: [], numAffectedRows: BigInt(changes), insertId: lastInsertRowid === undefined ? undefined : BigInt(lastInsertRowid) }
-      },
-      streamQuery() {
-        throw new Error('the SQLite driver does not stream query results')
-      },
-    }
-  }
+  ) {}
 
   async init() {}
 
-  private async lock(): Promise<DatabaseConnection> {
-    while (this.held) await this.held
-    this.held = new Promise((resolve) => (this.release = resolve))
-    return this.kyselyConnection
-  }
-
-  // The one connection is the pool: a caller that waited longer than the configured wait for it gets
-  // PoolExhaustedError (a 503 `overloaded`), and the connection it would have got is handed on untouched.
   async acquireConnection(): Promise<DatabaseConnection> {
-    if (this.users++ === 0) return this.lock()
-    const acquiring = this.lock()
-    let timer: NodeJS.Timeout | undefined
-    const timedOut = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), this.connectionWaitMs)))
-    const acquired = await Promise.race([acquiring, timedOut])
-    clearTimeout(timer)
-    if (acquired) return acquired
-    void acquiring.then(() => this.releaseConnection())
-    throw new PoolExhaustedError('sqlite', 1, this.connectionWaitMs)
+    return new SqliteHandle(this)
   }
 
-  async beginTransaction(connection: DatabaseConnection) {
-    await connection.executeQuery(CompiledQuery.raw('begin'))
+  async run<R>(handle: SqliteHandle, { sql, parameters }: CompiledQuery): Promise<QueryResult<R>> {
+    if (!handle.writing) {
+      if (this.reader && this.statements.get(sql).readonly) return { rows: (await this.reader.query(sql, parameters)) as R[] }
+      await this.takeWriter(handle)
+    }
+    const statement = this.statements.prepare(sql)
+    if (statement.reader) return { rows: statement.all(parameters) as R[] }
+    const { changes, lastInsertRowid } = statement.run(parameters)
+    return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) }
   }
 
-  async commitTransaction(connection: DatabaseConnection) {
-    await connection.executeQuery(CompiledQuery.raw('commit'))
+  // The writing connection is the pool: a caller that waited longer than the configured wait for it gets
+  // PoolExhaustedError (a 503 `overloaded`), and the connection it would have got is handed on untouched.
+  private async takeWriter(handle: SqliteHandle) {
+    const waiting = this.users++ > 0
+    const taking = (async () => {
+      while (this.held) await this.held
+      this.held = new Promise((resolve) => (this.release = resolve))
+    })()
+    if (waiting) {
+      let timer: NodeJS.Timeout | undefined
+      const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), this.connectionWaitMs)))
+      const taken = await Promise.race([taking.then(() => true), timedOut])
+      clearTimeout(timer)
+      if (!taken) {
+        void taking.then(() => this.releaseWriter())
+        throw new PoolExhaustedError('sqlite', 1, this.connectionWaitMs)
+      }
+    }
+    await taking
+    handle.writing = true
   }
 
-  // SQLite rolls a transaction back by itself when its COMMIT fails on a full disk or an I/O error;
-  // a plain ROLLBACK would then fail with "no transaction is active" and hide the error that says why.
-  async rollbackTransaction() {
-    await this.connection.rollback()
-  }
-
-  // Kysely releases the connection when a query or a transaction is done and awaits this before the
-  // caller sees its result. The connection is free for others first; the caller alone waits for the fsync.
-  async releaseConnection() {
-    const committedWrites = this.connection.takeWrites() && !this.connection.inTransaction
+  private releaseWriter() {
     this.users--
     const release = this.release
     this.held = this.release = undefined
     release?.()
+  }
+
+  async beginTransaction(handle: SqliteHandle) {
+    await this.takeWriter(handle)
+    await this.run(handle, CompiledQuery.raw('begin'))
+  }
+
+  async commitTransaction(handle: SqliteHandle) {
+    await this.run(handle, CompiledQuery.raw('commit'))
+  }
+
+  // SQLite rolls a transaction back by itself when its COMMIT fails on a full disk or an I/O error;
+  // a plain ROLLBACK would then fail with "no transaction is active" and hide the error that says why.
+  async rollbackTransaction(handle: SqliteHandle) {
+    if (this.statements.database.inTransaction) await this.run(handle, CompiledQuery.raw('rollback'))
+  }
+
+  // Kysely releases the connection when a query or a transaction is done and awaits this before the
+  // caller sees its result. The writer is free for others first; the caller alone waits for the fsync.
+  async releaseConnection(handle: SqliteHandle) {
+    if (!handle.writing) return
+    handle.writing = false
+    const committedWrites = this.statements.takeWrites() && !this.statements.database.inTransaction
+    this.releaseWriter()
     if (committedWrites && this.walSyncer) await this.walSyncer.sync()
   }
 
   async destroy() {
-    await this.connection.close()
+    await this.reader?.close()
+    this.statements.close()
+  }
+}
+
+/** One caller's use of the driver, from acquiring to releasing. */
+class SqliteHandle implements DatabaseConnection {
+  /** holds the writing connection */
+  writing = false
+
+  constructor(private readonly driver: PortalSqliteDriver) {}
+
+  executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    return this.driver.run<R>(this, query)
+  }
+
+  streamQuery(): never {
+    throw new Error('the SQLite driver does not stream query results')
+  }
+}
+
+// Statements that only delimit a transaction; what it wrote is marked by the statements inside it.
+const TRANSACTION_CONTROL = /^\s*(begin|commit|end|rollback|savepoint|release)\b/i
+
+/**
+ * Kysely prepares every query anew; most of the portal's statements repeat, and preparing is not free.
+ * Also notes whether the writer ran a statement that writes, so that its commit is synced.
+ */
+class StatementCache {
+  private readonly cache = new Map<string, { statement: SQLite.Statement; writes: boolean }>()
+  private wrote = false
+
+  constructor(readonly database: SQLite.Database) {}
+
+  /** The statement for `sql`, to look at. */
+  get(sql: string): SQLite.Statement {
+    return this.entry(sql).statement
+  }
+
+  /** The statement for `sql`, which the caller holding the writing connection is about to run. */
+  prepare(sql: string): SQLite.Statement {
+    const entry = this.entry(sql)
+    if (entry.writes) this.wrote = true
+    return entry.statement
+  }
+
+  private entry(sql: string) {
+    let entry = this.cache.get(sql)
+    if (!entry) {
+      if (this.cache.size >= STATEMENT_CACHE_SIZE) this.cache.delete(this.cache.keys().next().value!)
+      const statement = this.database.prepare(sql)
+      entry = { statement, writes: !statement.readonly && !TRANSACTION_CONTROL.test(sql) }
+      this.cache.set(sql, entry)
+    }
+    return entry
+  }
+
+  /** Whether a writing statement ran since the last call. */
+  takeWrites(): boolean {
+    const wrote = this.wrote
+    this.wrote = false
+    return wrote
+  }
+
+  close() {
+    this.database.close()
   }
 }

@@ -7,8 +7,8 @@ import { sql } from 'kysely'
 import { openStorage } from '../../src/storage/storage.ts'
 
 // SQLite only: PostgreSQL's statements run in its own server processes anyway.
-test('SQLite statements run off the event loop: timers keep firing while a long query runs, and its rows and errors come back', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portal-sqlite-worker-'))
+test('SQLite reads run off the event loop and beside an open write transaction; their rows and errors come back', { timeout: 60_000 }, async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portal-sqlite-reader-'))
   const storage = await openStorage(`sqlite:${path.join(dir, 'portal.db')}`, { poolSize: 1, queryTimeoutMs: 0, sqliteSynchronous: 'full' })
   try {
     let last = performance.now()
@@ -33,6 +33,20 @@ test('SQLite statements run off the event loop: timers keep firing while a long 
     const [blob] = (await sql<{ body: Buffer }>`select body from blobs`.execute(storage.db)).rows
     assert.ok(Buffer.isBuffer(blob.body) && blob.body.toString() === 'zipped')
     await assert.rejects(sql`insert into blobs (id, body) values (1, x'00')`.execute(storage.db), { code: 'SQLITE_CONSTRAINT_PRIMARYKEY' })
+    await assert.rejects(sql`select * from no_such_table`.execute(storage.db), { code: 'SQLITE_ERROR', message: /no such table/ })
+
+    // A read does not wait for a write transaction to end, and sees what was committed before it.
+    let finish!: () => void
+    const open = storage.db.transaction().execute(async (trx) => {
+      await sql`insert into blobs (id, body) values (2, x'00')`.execute(trx)
+      await new Promise<void>((resolve) => (finish = resolve))
+    })
+    while (!finish) await new Promise((resolve) => setImmediate(resolve))
+    const during = (await sql<{ id: number }>`select id from blobs order by id`.execute(storage.db)).rows
+    assert.deepEqual(during, [{ id: 1 }])
+    finish()
+    await open
+    assert.deepEqual((await sql<{ id: number }>`select id from blobs order by id`.execute(storage.db)).rows, [{ id: 1 }, { id: 2 }])
   } finally {
     await storage.close()
     fs.rmSync(dir, { recursive: true, force: true })
