@@ -149,6 +149,13 @@ describe('SQLite with synchronous = full', () => {
       opened.started[2].release()
       await transaction
       assert.equal((await db.selectFrom('t').select('id').execute()).length, 3)
+      // A write that returns rows is a write all the same.
+      const returning = db.insertInto('t').values({ id: 4, v: 'four' }).returning('id').execute()
+      await untilStarted(opened.started, 4)
+      assert.equal(opened.started.length, 4, 'an insert … returning is synced')
+      assert.equal(await settled(returning), false)
+      opened.started[3].release()
+      assert.deepEqual(await returning, [{ id: 4 }])
     }),
   )
 
