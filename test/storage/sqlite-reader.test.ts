@@ -5,6 +5,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { sql } from 'kysely'
 import { openStorage } from '../../src/storage/storage.ts'
+import { SqliteReader } from '../../src/storage/sqlite/sqlite-reader.ts'
 
 // SQLite only: PostgreSQL's statements run in its own server processes anyway.
 test('SQLite reads run off the event loop and beside an open write transaction; their rows and errors come back', { timeout: 60_000 }, async () => {
@@ -51,4 +52,11 @@ test('SQLite reads run off the event loop and beside an open write transaction; 
     await storage.close()
     fs.rmSync(dir, { recursive: true, force: true })
   }
+})
+
+test('a reader that cannot open its file fails every read with the reason, and does not leave them waiting', { timeout: 30_000 }, async () => {
+  const reader = new SqliteReader(path.join(os.tmpdir(), `portal-missing-${process.pid}.db`), [])
+  await assert.rejects(reader.query('select 1', []), { code: 'SQLITE_CANTOPEN' })
+  await assert.rejects(reader.query('select 1', []), { code: 'SQLITE_CANTOPEN' })
+  await reader.close()
 })

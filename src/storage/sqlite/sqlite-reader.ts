@@ -10,8 +10,14 @@ const STATEMENT_CACHE_SIZE = 500
 const READER_WORKER = `
 const { parentPort, workerData } = require('node:worker_threads')
 const SQLite = require(workerData.driver)
-const database = new SQLite(workerData.file, { readonly: true })
-for (const pragma of workerData.pragmas) database.pragma(pragma)
+// A file that cannot be opened fails each read with SQLite's error, code and all, as the writer's would.
+let database, opening
+try {
+  database = new SQLite(workerData.file, { readonly: true })
+  for (const pragma of workerData.pragmas) database.pragma(pragma)
+} catch (error) {
+  opening = error
+}
 
 const cache = new Map()
 function prepare(sql) {
@@ -37,12 +43,13 @@ function hasBlobs(rows) {
 }
 parentPort.on('message', (message) => {
   if (message.close) {
-    database.close()
+    database?.close()
     parentPort.postMessage({ id: message.id })
     return parentPort.close()
   }
   let answer
   try {
+    if (opening) throw opening
     const rows = prepare(message.sql).all(bound(message.parameters))
     answer = { id: message.id, rows, blobs: hasBlobs(rows) }
   } catch (error) {
@@ -65,6 +72,8 @@ export class SqliteReader {
   private readonly pending = new Map<number, { resolve(answer: Answer): void; reject(error: unknown): void }>()
   private nextId = 0
   private closing = false
+  /** why the worker is gone, once it is: later statements fail with it instead of waiting forever */
+  private gone: Error | undefined
 
   /** `pragmas` are set on the connection as it opens, in order (`busy_timeout = 5000`, say). */
   constructor(file: string, pragmas: string[]) {
@@ -73,8 +82,8 @@ export class SqliteReader {
     // An idle reader does not keep the process alive; one with a statement under way does.
     this.worker.unref()
     this.worker.on('message', (answer: Answer) => this.answered(answer))
-    this.worker.on('error', (error) => this.failAll(error))
-    this.worker.on('exit', (code) => this.failAll(new Error(`the SQLite reader's worker thread exited (code ${code})`)))
+    this.worker.on('error', (error) => this.failAll((this.gone = error)))
+    this.worker.on('exit', (code) => this.failAll((this.gone ??= new Error(`the SQLite reader's worker thread exited (code ${code})`))))
   }
 
   /** The rows of a statement that only reads. */
@@ -86,6 +95,7 @@ export class SqliteReader {
   }
 
   async close(): Promise<void> {
+    if (this.gone) return
     this.closing = true
     this.worker.ref()
     const exited = new Promise((resolve) => this.worker.once('exit', resolve))
@@ -96,6 +106,7 @@ export class SqliteReader {
   private send(request: { sql: string; parameters: readonly unknown[] } | { close: true }): Promise<Answer> {
     const id = this.nextId++
     return new Promise<Answer>((resolve, reject) => {
+      if (this.gone) return reject(this.gone)
       if (this.pending.size === 0) this.worker.ref()
       this.pending.set(id, { resolve, reject })
       this.worker.postMessage({ ...request, id })
