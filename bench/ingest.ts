@@ -1,7 +1,7 @@
 // Ingest throughput: the portal (SQLite and PostgreSQL) against a baseline server that does only the
 // unavoidable work, for batches of 1, 10 and 100 events; then p99 latency at half the portal's
-// 100-event throughput; then SQLite alone storing the same rows, which bounds what any portal on it
-// can reach. Loopback only; every run is bounded by BENCH_SECONDS.
+// 100-event throughput, alone and beside log searches that scan; then SQLite alone storing the same
+// rows, which bounds what any portal on it can reach. Loopback only; every run is bounded by BENCH_SECONDS.
 import { fork } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -25,6 +25,8 @@ export interface Target {
   url: string
   key: string
   secret: string
+  /** the key's project, on a portal (not the baseline) */
+  projectId?: string
 }
 
 const logData = (i: number) => ({
@@ -102,6 +104,18 @@ async function measure(target: Target, size: number, overallRate?: number) {
   return { eventsPerSecond: Math.round((result['2xx'] / result.duration) * size), p99: result.latency.p99, p50: result.latency.p50, shed: result.non2xx }
 }
 
+/** Reads that scan: the newest logs holding a text that none holds, each page searching up to its scan window. */
+async function searchLogs(target: Target) {
+  const result = await autocannon({
+    url: `${target.url}/api/modules/logs/events?project_id=${target.projectId}&q=no-such-text&limit=50`,
+    connections: 2,
+    duration: SECONDS,
+    headers: { authorization: `Bearer ${ADMIN}` },
+  })
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`log search: ${result.non2xx} non-2xx, ${result.errors} errors`)
+  return { perSecond: Math.round(result['2xx'] / result.duration), p50: result.latency.p50 }
+}
+
 export async function withBaseline<T>(run: (target: Target) => Promise<T>): Promise<T> {
   const port = await freePort()
   const secret = 'whsec_baseline'
@@ -129,7 +143,7 @@ export async function withPortal<T>(dialect: Dialect, run: (target: Target) => P
     const headers = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }
     const project = await (await fetch(`${portal.url}/api/projects`, { method: 'POST', headers, body: '{"name":"bench"}' })).json()
     const key = await (await fetch(`${portal.url}/api/projects/${project.id}/keys`, { method: 'POST', headers, body: '{}' })).json()
-    return await run({ url: portal.url, key: key.key, secret: key.webhookSecret })
+    return await run({ url: portal.url, key: key.key, secret: key.webhookSecret, projectId: project.id })
   } finally {
     await killPortal(portal, 'SIGTERM')
     await database.drop()
@@ -152,8 +166,13 @@ export async function run() {
         const ratio = (result.eventsPerSecond / baseline[size]).toFixed(2)
         console.log(`${dialect.padEnd(10)} ${String(size).padStart(5)}  ${String(baseline[size]).padStart(13)}  ${String(result.eventsPerSecond).padStart(11)}  ${ratio.padStart(5)}  ${String(result.p50).padStart(6)}  ${String(result.p99).padStart(6)}  ${String(result.shed).padStart(7)}`)
       }
-      const half = await measure(target, 100, Math.max(1, Math.round(full / 100 / 2)))
+      const halfRate = Math.max(1, Math.round(full / 100 / 2))
+      const half = await measure(target, 100, halfRate)
       console.log(`${dialect.padEnd(10)} at half load (${Math.round(full / 2)} ev/s offered in 100-event batches): p50 ${half.p50} ms, p99 ${half.p99} ms, ${half.shed} non-2xx`)
+      const [withReads, reads] = await Promise.all([measure(target, 100, halfRate), searchLogs(target)])
+      console.log(
+        `${dialect.padEnd(10)} the same while 2 connections search the logs for text none has (${reads.perSecond} reads/s, p50 ${reads.p50} ms): ingest p50 ${withReads.p50} ms, p99 ${withReads.p99} ms, ${withReads.shed} non-2xx`,
+      )
     })
   }
   const ceiling = await sqliteStorageCeiling()
