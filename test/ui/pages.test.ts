@@ -3,6 +3,7 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
 import type { Page } from 'playwright-core'
+import { eventTypes } from '../../src/modules/registry.ts'
 import { createProject, startTestPortal, type TestPortal, type TestProject } from '../support/portal.ts'
 import { FAST_WEBHOOKS, createEndpoint, deliver, endedDelivery } from '../webhooks/api.ts'
 import { startReceiver, type Receiver } from '../webhooks/receiver.ts'
@@ -211,11 +212,13 @@ describe('web UI pages in Chromium', () => {
     await page.getByText('"path": "deploy/values.yaml"').waitFor()
     const retention = await t.request('GET', `/api/projects/${shop.id}/retention`, { token: t.viewerToken })
     const types = Object.keys(retention.body.effective)
-    assert.equal(types.length, 13)
+    assert.deepEqual([...types].sort(), [...eventTypes].sort())
     const nav = page.getByRole('navigation', { name: 'Project sections' })
     const hrefs = await nav.getByRole('link').evaluateAll((links) => links.map((link) => link.getAttribute('href')))
-    // every type has a way in: its own page, or the generic events page listed in the navigation
-    const pages: Record<string, string> = { log: 'logs', trace: 'traces', deploy: 'deploys', cost: 'costs', performance: 'performance', feature_flag: 'flags', config: 'configs', repository: 'repository', webhook: 'webhooks', audit: 'audit', tenant: 'tenants', video: 'video', error: 'errors' }
+    // every type has a way in: the page of its own that ui/src/modules.tsx declares, or the generic events page
+    const sections = fs.readFileSync(path.resolve(import.meta.dirname, '../../ui/src/modules.tsx'), 'utf8')
+    const pages = Object.fromEntries([...sections.matchAll(/\{ path: '([^']+)', label: '[^']*', type: '([^']+)' \}/g)].map(([, section, type]) => [type, section]))
+    assert.equal(pages.log, 'logs', 'the sections are read from the UI')
     for (const type of types) assert.ok(hrefs.includes(`/p/${shop.id}/${pages[type] ?? `events/${type}`}`), `${type} reaches a page`)
   })
 
