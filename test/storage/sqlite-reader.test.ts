@@ -55,7 +55,7 @@ test('SQLite reads run off the event loop and beside an open write transaction; 
 })
 
 test('a reader that cannot open its file fails every read with the reason, and does not leave them waiting', { timeout: 30_000 }, async () => {
-  const reader = new SqliteReader(path.join(os.tmpdir(), `portal-missing-${process.pid}.db`), [])
+  const reader = new SqliteReader(path.join(os.tmpdir(), `portal-missing-${process.pid}.db`), [], 10)
   await assert.rejects(reader.query('select 1', []), { code: 'SQLITE_CANTOPEN' })
   await assert.rejects(reader.query('select 1', []), { code: 'SQLITE_CANTOPEN' })
   await reader.close()

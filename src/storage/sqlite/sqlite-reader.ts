@@ -1,8 +1,6 @@
 import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
 
-const STATEMENT_CACHE_SIZE = 500
-
 // A read-only connection to the portal's SQLite file in a worker thread: reads outside a transaction run
 // here, on the second core, while the event loop goes on answering requests and the main thread's connection
 // goes on writing (WAL lets readers and the writer work at once). Plain JavaScript, evaluated, so the worker
@@ -75,10 +73,10 @@ export class SqliteReader {
   /** why the worker is gone, once it is: later statements fail with it instead of waiting forever */
   private gone: Error | undefined
 
-  /** `pragmas` are set on the connection as it opens, in order (`busy_timeout = 5000`, say). */
-  constructor(file: string, pragmas: string[]) {
+  /** `pragmas` are set on the connection as it opens, in order (`busy_timeout = 5000`, say); it keeps `cacheSize` prepared statements. */
+  constructor(file: string, pragmas: string[], cacheSize: number) {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3')
-    this.worker = new Worker(READER_WORKER, { eval: true, workerData: { file, pragmas, driver, cacheSize: STATEMENT_CACHE_SIZE } })
+    this.worker = new Worker(READER_WORKER, { eval: true, workerData: { file, pragmas, driver, cacheSize } })
     // An idle reader does not keep the process alive; one with a statement under way does.
     this.worker.unref()
     this.worker.on('message', (answer: Answer) => this.answered(answer))
@@ -90,7 +88,15 @@ export class SqliteReader {
   async query(sql: string, parameters: readonly unknown[]): Promise<Record<string, unknown>[]> {
     const answer = await this.send({ sql, parameters })
     const rows = answer.rows!
-    if (answer.blobs) for (const row of rows) for (const key in row) if (row[key] instanceof Uint8Array) row[key] = Buffer.from(row[key] as Uint8Array)
+    if (answer.blobs) {
+      for (const row of rows) {
+        for (const key in row) {
+          const value = row[key]
+          // a view of the bytes that crossed, not a copy (the outbox's blocks are read this way)
+          if (value instanceof Uint8Array) row[key] = Buffer.from(value.buffer, value.byteOffset, value.byteLength)
+        }
+      }
+    }
     return rows
   }
 

@@ -45,19 +45,20 @@ export function openSqliteStorage(
   // For full, SQLite itself runs as normal and the driver fsyncs the WAL after each commit, off the event loop.
   const walSyncer = synchronous === 'full' && wal ? makeWalSync(`${path.resolve(file)}-wal`) : null
   database.pragma(`synchronous = ${walSyncer ? 'normal' : synchronous}`)
-  database.pragma('busy_timeout = 5000')
   database.pragma('foreign_keys = ON')
-  // 8 MiB: module reads measured no faster with 64 MiB, and each commit that split a B-tree page walks every
-  // page the cache holds (SQLite's balance renumbers a page through the lock page's number, so truncating
-  // the cache at COMMIT finds a page past the end): ~0.3 ms a commit at 64 MiB, an eighth of it at 8 MiB.
-  database.pragma('cache_size = -8192')
+  // Both connections'. 8 MiB of cache: module reads measured no faster with 64 MiB, and each commit that split
+  // a B-tree page walks every page the cache holds (SQLite's balance renumbers a page through the lock page's
+  // number, so truncating the cache at COMMIT finds a page past the end): ~0.3 ms a commit at 64 MiB, an eighth
+  // of it at 8 MiB.
+  const connectionPragmas = ['busy_timeout = 5000', 'cache_size = -8192']
+  for (const pragma of connectionPragmas) database.pragma(pragma)
   // temp_store stays on disk: in memory it would spare the statement journals that multi-row upserts
   // spill, but SQLite's sorts would then grow without bound (see README, Errors module).
   const statements = new StatementCache(database)
   // Reads outside a transaction run on a read-only connection in a worker thread: a long one no longer stalls
   // the event loop, nor waits for the writer. Not for an in-memory database (one connection is all of it), nor
   // without WAL, where a reader would block the writer's commits.
-  const reader = wal && file !== ':memory:' ? new SqliteReader(file, ['busy_timeout = 5000', 'cache_size = -8192']) : null
+  const reader = wal && file !== ':memory:' ? new SqliteReader(file, connectionPragmas, STATEMENT_CACHE_SIZE) : null
   const db = new Kysely<Database>({ dialect: new PortalSqliteDialect(statements, reader, walSyncer, connectionWaitMs) })
   const space = sqliteSpace(db, database, path.resolve(file))
   const invalidations = sqliteInvalidations(file === ':memory:' ? file : path.resolve(file))
