@@ -51,7 +51,13 @@ export const bundleOptions = {
 export async function buildBundle() {
   const esbuild = await import('esbuild')
   const staging = `${OUT_DIR}.${process.pid}`
-  await esbuild.build({ ...bundleOptions, entryPoints: { portal: path.join(SOURCES, 'cli/portal.ts') }, outdir: staging })
+  await esbuild.build({
+    ...bundleOptions,
+    // The ingest writer's worker thread runs a script of its own, beside the chunk that starts it (src/ingest/ingest-writer.ts).
+    entryPoints: { portal: path.join(SOURCES, 'cli/portal.ts'), 'ingest-writer-thread': path.join(SOURCES, 'ingest/ingest-writer-thread.ts') },
+    define: { PORTAL_INGEST_WRITER_THREAD: JSON.stringify('./ingest-writer-thread.mjs') },
+    outdir: staging,
+  })
   // one rename: a portal starting meanwhile sees the old bundle or the new one, never half of one
   fs.rmSync(OUT_DIR, { recursive: true, force: true })
   fs.renameSync(staging, OUT_DIR)

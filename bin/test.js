@@ -57,11 +57,14 @@ const keepSourcePaths = {
   },
 }
 
+const WRITER_THREAD = 'src/ingest/ingest-writer-thread.ts'
 const esbuild = await import('esbuild')
 fs.rmSync(OUT_DIR, { recursive: true, force: true })
 await esbuild.build({
   ...bundleOptions,
-  entryPoints: all.map((file) => path.join(ROOT, file)),
+  // and the ingest writer's worker thread, whose script the bundled sources are told (src/ingest/ingest-writer.ts)
+  entryPoints: [...all, WRITER_THREAD].map((file) => path.join(ROOT, file)),
+  define: { PORTAL_INGEST_WRITER_THREAD: JSON.stringify(pathToFileURL(path.join(OUT_DIR, WRITER_THREAD.replace(/\.ts$/, '.mjs'))).href) },
   outbase: ROOT,
   outdir: OUT_DIR,
   sourcemap: 'linked',

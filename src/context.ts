@@ -20,3 +20,9 @@ export interface PortalContext {
   oidc: OidcVerifier | undefined
   log: FastifyBaseLogger
 }
+
+/**
+ * What the write path needs (`writeEvents`, a module's `afterWrite`): all that the ingest writer's thread
+ * has (src/ingest/ingest-writer.ts), where `forget` tells the event loop's thread to forget its principals.
+ */
+export type WriteContext = Pick<PortalContext, 'storage' | 'notifications'> & { apiKeyPrincipals: Pick<ApiKeyPrincipalCache, 'forget'> }

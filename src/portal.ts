@@ -13,6 +13,7 @@ import { startRetentionJob, type RetentionJob } from './retention/job.ts'
 import { buildServer, type PortalServer } from './server.ts'
 import { coreMigrations, migrate } from './storage/migrations.ts'
 import { openStorage, type Storage } from './storage/storage.ts'
+import { storageOptions } from './storage-options.ts'
 import { webhookNotifications } from './webhooks/enqueue.ts'
 
 /** Log lines held while standard output cannot be written; more are dropped. */
@@ -74,15 +75,7 @@ function standardOutput(): pino.DestinationStream {
 }
 
 export async function openMigratedStorage(config: Config): Promise<Storage> {
-  const storage = await openStorage(config.databaseUrl, {
-    poolSize: config.databasePoolSize,
-    poolWaitMs: config.databasePoolWaitMs,
-    queryTimeoutMs: config.databaseQueryTimeoutMs,
-    sqliteSynchronous: config.sqliteSynchronous,
-    eventStore: config.eventStore,
-    columnarTables: modules.filter((module) => module.columnar).map((module) => module.table),
-    promotedFields: Object.fromEntries(modules.map((module) => [module.table, module.promotedFields ?? []])),
-  })
+  const storage = await openStorage(config.databaseUrl, storageOptions(config))
   await migrate(storage, [...allMigrations, ...storage.layoutMigrations])
   return storage
 }

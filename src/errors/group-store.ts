@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { PortalContext } from '../context.ts'
+import type { PortalContext, WriteContext } from '../context.ts'
 import { isoTime, newId } from '../ids.ts'
 import { ListStatement, rowWrite, type Storage } from '../storage/storage.ts'
 import { tablesOf, type Connection } from '../storage/tables.ts'
@@ -61,7 +61,7 @@ const MAX_KEYS_PER_SELECT = 5_000
  * appended (`error_count_deltas`), not added to the group's rows, so that captures of the same errors
  * on several portals never wait for each other; `foldCounts` adds them up before every read.
  */
-export async function recordOccurrences(connection: Connection, ctx: PortalContext, occurrences: Occurrence[]): Promise<RecordedOccurrence[]> {
+export async function recordOccurrences(connection: Connection, ctx: WriteContext, occurrences: Occurrence[]): Promise<RecordedOccurrence[]> {
   const trx = errorDb(connection)
   const byProject = new Map<string, Occurrence[]>()
   for (const occurrence of occurrences) {
@@ -114,12 +114,12 @@ async function moveMisplacedOccurrences(trx: ErrorDb, occurrences: Occurrence[],
  * Serialises triage, merge and unmerge of one project's groups among themselves, so that the
  * fingerprints of a group they read stay its own until they lock them. Captures never take it.
  */
-export function lockProjectGroups(trx: Connection, ctx: PortalContext, projectId: string): Promise<void> {
+export function lockProjectGroups(trx: Connection, ctx: WriteContext, projectId: string): Promise<void> {
   return ctx.storage.lockInTransaction(trx, `error-groups:${projectId}`)
 }
 
 /** Locks fingerprints and then groups, in the order captures take them: what changes a group holds both. */
-export async function lockFingerprintsAndGroups(trx: ErrorDb, ctx: PortalContext, fingerprints: string[], groupIds: string[]): Promise<void> {
+export async function lockFingerprintsAndGroups(trx: ErrorDb, ctx: WriteContext, fingerprints: string[], groupIds: string[]): Promise<void> {
   await lockFingerprints(trx, ctx, fingerprints)
   await lockGroups(trx, ctx, groupIds)
 }
@@ -128,12 +128,12 @@ const fingerprintLock = (fingerprint: string) => `error-fingerprint:${fingerprin
 const groupLock = (id: string) => `error-group:${id}`
 
 /** Locks `fingerprints`, those in `shared` in share mode, and reads their groups. */
-async function lockFingerprints(trx: ErrorDb, ctx: PortalContext, fingerprints: string[], shared: string[] = []): Promise<Map<string, FingerprintRow>> {
+async function lockFingerprints(trx: ErrorDb, ctx: WriteContext, fingerprints: string[], shared: string[] = []): Promise<Map<string, FingerprintRow>> {
   await ctx.storage.lockInTransaction(trx, fingerprints.map(fingerprintLock), new Set(shared.map(fingerprintLock)))
   return loadFingerprints(trx, fingerprints)
 }
 
-async function lockGroups(trx: ErrorDb, ctx: PortalContext, groupIds: string[], shared = false): Promise<Map<string, TouchedGroup>> {
+async function lockGroups(trx: ErrorDb, ctx: WriteContext, groupIds: string[], shared = false): Promise<Map<string, TouchedGroup>> {
   const names = groupIds.map(groupLock)
   await ctx.storage.lockInTransaction(trx, names, shared ? new Set(names) : undefined)
   return loadGroups(trx, groupIds)
@@ -141,7 +141,7 @@ async function lockGroups(trx: ErrorDb, ctx: PortalContext, groupIds: string[], 
 
 async function recordProjectOccurrences(
   trx: ErrorDb,
-  ctx: PortalContext,
+  ctx: WriteContext,
   projectId: string,
   items: Occurrence[],
   fingerprints: Map<string, FingerprintRow>,

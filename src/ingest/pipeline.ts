@@ -7,6 +7,7 @@ import { countIngestEvents } from '../metrics/metrics.ts'
 import { moduleByType } from '../modules/registry.ts'
 import type { AcceptedEvent } from '../modules/write-events.ts'
 import { createGroupCommitter, type GroupCommitter } from '../storage/group-commit.ts'
+import { IngestWriter } from './ingest-writer.ts'
 import { admitToProject } from './rate-limit.ts'
 import { checkEvent } from './validate-event.ts'
 import { MAX_BATCHES_PER_TRANSACTION, writeIngestBatches, type IngestBatch } from './write-batches.ts'
@@ -22,7 +23,8 @@ export interface EventRejection {
 /**
  * The one way events get in, whatever protocol brought them (the signed ingest, OTLP, Sentry): the
  * load-shedding check, the project's rate limits, each event checked against its module's schema,
- * and a group commit into the module tables that resolves only once the events are on disk.
+ * and a group commit into the module tables that resolves only once the events are on disk (on a worker
+ * thread where the database's writes would otherwise take the event loop's: IngestWriter).
  */
 export interface IngestPipeline {
   /** 503 `overloaded` while too many events wait for their commit */
@@ -37,13 +39,9 @@ export interface IngestPipeline {
 }
 
 export function createIngestPipeline(ctx: PortalContext): IngestPipeline {
-  const committer: GroupCommitter<IngestBatch, boolean> = createGroupCommitter<IngestBatch, boolean>(
-    ctx.storage,
-    (trx, batches) => writeIngestBatches(trx, ctx, batches),
-    MAX_BATCHES_PER_TRANSACTION,
-    (batch) => batch.accepted.length,
-    'ingest',
-  )
+  const committer: GroupCommitter<IngestBatch, boolean> = ctx.storage.writerLock
+    ? new IngestWriter(ctx, ctx.storage.writerLock)
+    : createGroupCommitter<IngestBatch, boolean>(ctx.storage, (trx, batches) => writeIngestBatches(trx, ctx, batches), MAX_BATCHES_PER_TRANSACTION, (batch) => batch.accepted.length, 'ingest')
   return {
     refuseWhenBacklogged: () => refuseWhenBacklogged(committer, ctx.config.loadShedding),
     admit: (principal, reply, events) => admitToProject(ctx, principal, reply, events),

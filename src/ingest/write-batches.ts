@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely'
-import type { PortalContext } from '../context.ts'
+import type { WriteContext } from '../context.ts'
 import type { Database } from '../storage/tables.ts'
 import { writeEvents, type AcceptedEvent } from '../modules/write-events.ts'
 import { inClaimOrder } from './claim-order.ts'
@@ -21,7 +21,7 @@ export const MAX_BATCHES_PER_TRANSACTION = 200
  * already (by an earlier request, or by another batch of this very group) writes nothing and
  * returns false, so that its request replays the first answer instead.
  */
-export async function writeIngestBatches(trx: Kysely<Database>, ctx: PortalContext, batches: IngestBatch[]): Promise<boolean[]> {
+export async function writeIngestBatches(trx: Kysely<Database>, ctx: WriteContext, batches: IngestBatch[]): Promise<boolean[]> {
   const stored = new Map(batches.map((batch) => [batch, true]))
   for (const batch of inClaimOrder(batches, (batch) => batch)) {
     stored.set(batch, await claimIdempotencyKey(trx, batch.projectId, batch.key!, batch.response))

@@ -1,7 +1,7 @@
 import type { TObject, TProperties, TSchema, Static } from 'typebox'
 import type { FastifyPluginAsync } from 'fastify'
 import type { Expression, ExpressionBuilder, Kysely, SelectQueryBuilder, SqlBool } from 'kysely'
-import type { PortalContext } from '../context.ts'
+import type { PortalContext, WriteContext } from '../context.ts'
 import type { Migration } from '../storage/migrations.ts'
 import type { EventStore } from '../storage/event-store.ts'
 import type { Database } from '../storage/tables.ts'
@@ -171,7 +171,7 @@ export interface EventModule<P extends TObject = TObject> {
   /** group summaries its reads page through, updated with every insert */
   summaries?: Record<string, GroupSummary>
   /** work beyond the row insert, in the same transaction (a tenant's new limit, an error's group) */
-  afterWrite?(trx: Kysely<Database>, events: StoredEvent<Static<P>>[], ctx: PortalContext): Promise<void>
+  afterWrite?(trx: Kysely<Database>, events: StoredEvent<Static<P>>[], ctx: WriteContext): Promise<void>
   /** more fields for `GET {basePath}/status`: their schema, and how to read them (project_id given or not) */
   status?: {
     schema: TProperties

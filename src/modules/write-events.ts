@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely'
-import type { PortalContext } from '../context.ts'
+import type { WriteContext } from '../context.ts'
 import { updateGroupSummaries } from './group-summaries.ts'
 import { updateGroupHours } from './group-hours.ts'
 import type { Database } from '../storage/tables.ts'
@@ -13,7 +13,7 @@ export interface AcceptedEvent {
 }
 
 /** Inserts accepted events into their modules' tables and runs each module's follow-up, inside `trx`. */
-export async function writeEvents(trx: Kysely<Database>, ctx: PortalContext, accepted: AcceptedEvent[]): Promise<void> {
+export async function writeEvents(trx: Kysely<Database>, ctx: WriteContext, accepted: AcceptedEvent[]): Promise<void> {
   const byModule = new Map<EventModule, AcceptedEvent[]>()
   for (const item of accepted) {
     const group = byModule.get(item.module)

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely'
-import { countCommitConflict, observeCommit, trackBacklog } from '../metrics/metrics.ts'
+import * as portalMetrics from '../metrics/metrics.ts'
 import { PoolExhaustedError, type Storage } from './storage.ts'
 import type { Database } from './tables.ts'
 
@@ -14,6 +14,9 @@ export interface GroupCommitter<I, R> {
   /** Waits for the items already taken. */
   close(): Promise<void>
 }
+
+/** Where a group committer's figures go: the process's metrics, or those of the thread it answers to. */
+export type CommitMetrics = Pick<typeof portalMetrics, 'countCommitConflict' | 'observeCommit' | 'trackBacklog'>
 
 interface Pending<I, R> {
   item: I
@@ -35,7 +38,9 @@ export function createGroupCommitter<I, R>(
   weigh: (item: I) => number = () => 1,
   /** the write path's name in metrics */
   name = 'writes',
+  metrics: CommitMetrics = portalMetrics,
 ): GroupCommitter<I, R> {
+  const { countCommitConflict, observeCommit, trackBacklog } = metrics
   let pending: Pending<I, R>[] = []
   const drainers = new Set<Promise<void>>()
   let backlog = 0

@@ -72,6 +72,12 @@ export interface Storage {
   percentilesByGroup(values: ValuesQuery, columns: string[], percentiles: readonly number[]): Promise<PercentileRow[]>
   /** Where the event rows of `table` (a module's) are written and read (docs/event-store.md). */
   eventsOf(table: string): EventStore
+  /**
+   * Set where this database's writes run on the event loop's thread (SQLite's, in a file): a worker thread
+   * that opens the same database with `StorageOptions.writerThread` (this lock) writes beside this storage,
+   * the two taking turns (the ingest writer, src/ingest/ingest-writer.ts).
+   */
+  readonly writerLock?: SharedArrayBuffer
   /** What retention and size reads need that each database does its own way (docs/retention.md). */
   readonly space: SpaceManagement
   /**
@@ -151,6 +157,14 @@ export interface StorageOptions {
   columnarTables?: string[]
   /** by event table, the payload fields its columns copy (`EventModule.promotedFields`): stored there only, in any store */
   promotedFields?: Record<string, readonly string[]>
+  /** SQLite only: opens the storage of a worker thread that writes beside the event loop thread's */
+  writerThread?: WriterThread
+}
+
+/** A worker thread's turns at a SQLite writer: the event loop thread's `Storage.writerLock`, and this thread's name in it (`WriterLock.newHolder`). */
+export interface WriterThread {
+  lock: SharedArrayBuffer
+  holder: number
 }
 
 export async function openStorage(databaseUrl: string, options: StorageOptions): Promise<Storage> {
@@ -161,7 +175,7 @@ async function openDatabase(databaseUrl: string, options: StorageOptions): Promi
   if (databaseUrl.startsWith('sqlite:')) {
     const { openSqliteStorage } = await import('./sqlite/sqlite-storage.ts')
     const file = databaseUrl.slice('sqlite:'.length)
-    const storage = openSqliteStorage(file, options.sqliteSynchronous, undefined, options.poolWaitMs)
+    const storage = openSqliteStorage(file, options.sqliteSynchronous, undefined, options.poolWaitMs, options.writerThread)
     if (options.eventStore !== 'duckdb' || file === ':memory:') return storage
     const { withDuckdbEvents } = await import('./duckdb/duckdb-events.ts')
     return withDuckdbEvents(storage, file, options.columnarTables ?? [])

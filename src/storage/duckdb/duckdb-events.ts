@@ -224,6 +224,8 @@ export async function withDuckdbEvents(storage: Storage, file: string, tables: s
     ...storage,
     space,
     eventsOf: (table) => (held.has(table) ? events : storage.eventsOf(table)),
+    // The outbox's appends wake this process's materialiser: ingest stays on the event loop's thread.
+    writerLock: undefined,
     layoutMigrations: [...storage.layoutMigrations, outboxMigration],
     async close() {
       clearInterval(timer)

@@ -22,18 +22,25 @@ import { sqliteLayoutMigrations } from './sqlite-migrations.ts'
 import { sqliteSpace } from './sqlite-space.ts'
 import { sqliteInvalidations } from './sqlite-invalidations.ts'
 import { SqliteReader } from './sqlite-reader.ts'
+import { WriterLock } from './writer-lock.ts'
+import type { WriterThread } from '../storage.ts'
 
 // SQLite's own, and the file system's that the WAL's fsync can fail with.
 const UNAVAILABLE_CODES = new Set(['SQLITE_READONLY', 'SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_CANTOPEN', 'SQLITE_BUSY', 'SQLITE_CORRUPT', 'EIO', 'ENOSPC', 'EDQUOT', 'EROFS', 'EFBIG'])
 
 const STATEMENT_CACHE_SIZE = 500
 
-/** `makeWalSync` is for the tests, which watch when the WAL is synced. */
+/**
+ * `makeWalSync` is for the tests, which watch when the WAL is synced. `writerThread` opens the storage of a
+ * worker thread that writes beside the event loop's (`Storage.writerLock`): its writes take turns with the
+ * event loop thread's through that lock, and it has no reader thread of its own.
+ */
 export function openSqliteStorage(
   file: string,
   synchronous: 'full' | 'normal',
   makeWalSync: (walFile: string) => WalSync = walSync,
   connectionWaitMs = DEFAULT_POOL_WAIT_MS,
+  writerThread?: WriterThread,
 ): Storage {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true })
   const database = new SQLite(file)
@@ -58,8 +65,12 @@ export function openSqliteStorage(
   // Reads outside a transaction run on a read-only connection in a worker thread: a long one no longer stalls
   // the event loop, nor waits for the writer. Not for an in-memory database (one connection is all of it), nor
   // without WAL, where a reader would block the writer's commits.
-  const reader = wal && file !== ':memory:' ? new SqliteReader(file, connectionPragmas, STATEMENT_CACHE_SIZE) : null
-  const db = new Kysely<Database>({ dialect: new PortalSqliteDialect(statements, reader, walSyncer, connectionWaitMs) })
+  const threaded = wal && file !== ':memory:'
+  const reader = threaded && !writerThread ? new SqliteReader(file, connectionPragmas, STATEMENT_CACHE_SIZE) : null
+  // With WAL the ingest writer's thread can write to the file too (in-memory, the one connection is the database).
+  const lock = threaded ? new WriterLock(writerThread?.lock) : null
+  const turns = lock && { lock, holder: writerThread?.holder ?? WriterLock.MAIN }
+  const db = new Kysely<Database>({ dialect: new PortalSqliteDialect(statements, turns, reader, walSyncer, connectionWaitMs) })
   const space = sqliteSpace(db, database, path.resolve(file))
   const invalidations = sqliteInvalidations(file === ':memory:' ? file : path.resolve(file))
 
@@ -113,6 +124,7 @@ export function openSqliteStorage(
     eventsOf() {
       return sameDatabaseEvents(this)
     },
+    writerLock: lock && !writerThread ? lock.shared : undefined,
     space,
     layoutMigrations: sqliteLayoutMigrations,
     invalidations,
@@ -134,22 +146,30 @@ export function openSqliteStorage(
 class PortalSqliteDialect implements Dialect {
   constructor(
     private readonly statements: StatementCache,
+    private readonly turns: WriterTurns | null,
     private readonly reader: SqliteReader | null,
     private readonly walSyncer: WalSync | null,
     private readonly connectionWaitMs: number,
   ) {}
 
-  createDriver = () => new PortalSqliteDriver(this.statements, this.reader, this.walSyncer, this.connectionWaitMs)
+  createDriver = () => new PortalSqliteDriver(this.statements, this.turns, this.reader, this.walSyncer, this.connectionWaitMs)
   createQueryCompiler = () => new SqliteQueryCompiler()
   createAdapter = () => new SqliteAdapter()
   createIntrospector = (db: Kysely<unknown>) => new SqliteIntrospector(db)
 }
 
+/** The turns this thread's writing connection takes with the other thread's, and which thread this is. */
+interface WriterTurns {
+  lock: WriterLock
+  holder: number
+}
+
 /**
  * The portal's SQLite driver. Each caller gets a handle: its reads outside a transaction go to the reader
- * in a worker thread; its first write or BEGIN takes the one writing connection (the main thread's, with a
- * statement cache), which it holds until it is released. The rollback knows when SQLite has rolled back
- * already, and (given a WAL syncer) writes resolve only once their commit is on disk.
+ * in a worker thread; its first write or BEGIN takes this thread's writing connection (with a statement
+ * cache), and then its turn among the threads that write, which it holds until it is released. The rollback
+ * knows when SQLite has rolled back already, and (given a WAL syncer) writes resolve only once their commit
+ * is on disk.
  */
 class PortalSqliteDriver implements Driver {
   /** callers that hold or wait for the writing connection; with none, taking it needs no timer */
@@ -160,6 +180,7 @@ class PortalSqliteDriver implements Driver {
 
   constructor(
     private readonly statements: StatementCache,
+    private readonly turns: WriterTurns | null,
     private readonly reader: SqliteReader | null,
     private readonly walSyncer: WalSync | null,
     private readonly connectionWaitMs: number,
@@ -182,13 +203,15 @@ class PortalSqliteDriver implements Driver {
     return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) }
   }
 
-  // The writing connection is the pool: a caller that waited longer than the configured wait for it gets
-  // PoolExhaustedError (a 503 `overloaded`), and the connection it would have got is handed on untouched.
+  // The writing connection is the pool: a caller that waited longer than the configured wait for it (or for
+  // its thread's turn) gets PoolExhaustedError (a 503 `overloaded`), and the connection it would have got is
+  // handed on untouched.
   private async takeWriter(handle: SqliteHandle) {
-    const waiting = this.users++ > 0
+    const waiting = this.users++ > 0 || this.turns?.lock.taken === true
     const taking = (async () => {
       while (this.held) await this.held
       this.held = new Promise((resolve) => (this.release = resolve))
+      await this.turns?.lock.acquire(this.turns.holder)
     })()
     if (waiting) {
       let timer: NodeJS.Timeout | undefined
@@ -205,6 +228,7 @@ class PortalSqliteDriver implements Driver {
   }
 
   private releaseWriter() {
+    this.turns?.lock.release()
     this.users--
     const release = this.release
     this.held = this.release = undefined
