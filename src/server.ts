@@ -88,7 +88,7 @@ export async function buildServer(ctx: PortalContext) {
   await app.register(openApiRoute)
   await app.register(identityRoutes)
   // One pipeline (limits, validation, group commit) behind every way events arrive.
-  const pipeline = createIngestPipeline(ctx)
+  const pipeline = await createIngestPipeline(ctx)
   app.addHook('onClose', () => pipeline.close())
   await app.register(ingestRoutes, { ctx, pipeline })
   await app.register(otlpRoutes, { ctx, pipeline })

@@ -10,7 +10,7 @@ for (const dialect of DIALECTS) {
   describe(`ingest's storage work on ${dialect}`, () => {
     test('a large batch commits while the event loop goes on, and the portal writes and reads beside it', { timeout: 120_000 }, async () => {
       const t = await startTestPortal(dialect)
-      const pipeline = createIngestPipeline(t.portal.ctx)
+      const pipeline = await createIngestPipeline(t.portal.ctx)
       try {
         const project = await createProject(t)
         const events = Array.from({ length: EVENTS }, (_, i) => event('log', { level: i % 10 === 0 ? 'error' : 'info', module: `module-${i % 7}`, message: `line ${i}` }))

@@ -40,6 +40,7 @@ const committer = createGroupCommitter<IngestBatch, { stored: boolean; forgotApi
   { trackBacklog: () => () => {}, countCommitConflict: () => {}, observeCommit: (_name, batches, seconds) => answer({ kind: 'commit', batches, seconds }) },
 )
 
+answer({ kind: 'ready' })
 port.on('message', async (message: BatchMessage | { close: true }) => {
   if ('close' in message) {
     await committer.close()

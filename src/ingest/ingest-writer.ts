@@ -17,6 +17,7 @@ export type WriterAnswer =
   | { kind: 'written'; id: number; stored: boolean; forgotApiKeys: boolean }
   | { kind: 'failed'; id: number; error: { message: string; code?: string; name: string; pool?: ConstructorParameters<typeof PoolExhaustedError> } }
   | { kind: 'commit'; batches: number; seconds: number }
+  | { kind: 'ready' }
   | { kind: 'closed' }
 
 /** Where the bundles (bin/server-bundle.js, bin/test.js) put the writer thread's script; from the sources it is the TypeScript file. */
@@ -36,10 +37,22 @@ export class IngestWriter implements GroupCommitter<IngestBatch, boolean> {
   private weight = 0
   private readonly untrackBacklog = trackBacklog('ingest', () => this.weight)
 
-  constructor(
+  private constructor(
     private readonly ctx: PortalContext,
     private readonly writerLock: SharedArrayBuffer,
   ) {}
+
+  /** Resolves once the writer's thread has opened the database: the portal listens with its writer ready. */
+  static async start(ctx: PortalContext, writerLock: SharedArrayBuffer): Promise<IngestWriter> {
+    const writer = new IngestWriter(ctx, writerLock)
+    const worker = (writer.worker = writer.spawn())
+    await new Promise<void>((resolve, reject) => {
+      const ready = (answer: WriterAnswer) => answer.kind === 'ready' && (worker.off('exit', failed), resolve())
+      const failed = (code: number) => (worker.off('message', ready), reject(new Error(`the ingest writer's thread exited before it was ready (code ${code})`)))
+      worker.on('message', ready).once('exit', failed)
+    })
+    return writer
+  }
 
   get backlog() {
     return this.weight
@@ -52,7 +65,7 @@ export class IngestWriter implements GroupCommitter<IngestBatch, boolean> {
     const events = batch.accepted.map(({ module, event, dataJson }) => ({ type: module.type, id: event.id, ts: event.ts, receivedAt: event.receivedAt, dataJson }))
     const message: BatchMessage = { id, batch: { projectId: batch.projectId, key: batch.key, response: batch.response, events } }
     return new Promise<boolean>((resolve, reject) => {
-      const worker = (this.worker ??= this.start())
+      const worker = (this.worker ??= this.spawn())
       if (this.pending.size === 0) worker.ref()
       this.pending.set(id, { resolve, reject })
       worker.postMessage(message)
@@ -70,7 +83,7 @@ export class IngestWriter implements GroupCommitter<IngestBatch, boolean> {
     await exited
   }
 
-  private start(): Worker {
+  private spawn(): Worker {
     const lock = new WriterLock(this.writerLock)
     const holder = lock.newHolder()
     const workerData = { config: this.ctx.config, writerThread: { lock: this.writerLock, holder } }
@@ -96,6 +109,7 @@ export class IngestWriter implements GroupCommitter<IngestBatch, boolean> {
 
   private async answered(worker: Worker, answer: WriterAnswer) {
     if (answer.kind === 'commit') return observeCommit('ingest', answer.batches, answer.seconds)
+    if (answer.kind === 'ready') return
     if (answer.kind === 'closed') return void (this.worker = undefined)
     const waiting = this.pending.get(answer.id)
     if (!waiting) return

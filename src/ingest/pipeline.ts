@@ -4,7 +4,7 @@ import type { Principal } from '../http/auth.ts'
 import { refuseWhenBacklogged } from '../http/load-shedding.ts'
 import { newId } from '../ids.ts'
 import { countIngestEvents } from '../metrics/metrics.ts'
-import { moduleByType } from '../modules/registry.ts'
+import { moduleByType, registeredAtRunTime } from '../modules/registry.ts'
 import type { AcceptedEvent } from '../modules/write-events.ts'
 import { createGroupCommitter, type GroupCommitter } from '../storage/group-commit.ts'
 import { IngestWriter } from './ingest-writer.ts'
@@ -38,9 +38,10 @@ export interface IngestPipeline {
   close(): Promise<void>
 }
 
-export function createIngestPipeline(ctx: PortalContext): IngestPipeline {
-  const committer: GroupCommitter<IngestBatch, boolean> = ctx.storage.writerLock
-    ? new IngestWriter(ctx, ctx.storage.writerLock)
+export async function createIngestPipeline(ctx: PortalContext): Promise<IngestPipeline> {
+  // The writer's thread loads the registry afresh: with a module registered at run time (a test's), ingest stays here.
+  const committer: GroupCommitter<IngestBatch, boolean> = ctx.storage.writerLock && registeredAtRunTime.length === 0
+    ? await IngestWriter.start(ctx, ctx.storage.writerLock)
     : createGroupCommitter<IngestBatch, boolean>(ctx.storage, (trx, batches) => writeIngestBatches(trx, ctx, batches), MAX_BATCHES_PER_TRANSACTION, (batch) => batch.accepted.length, 'ingest')
   return {
     refuseWhenBacklogged: () => refuseWhenBacklogged(committer, ctx.config.loadShedding),

@@ -34,6 +34,9 @@ export const moduleByType: ReadonlyMap<string, EventModule> = new Map(modules.ma
 
 export const eventTypes: string[] = modules.map((module) => module.type)
 
+/** The modules `registerModule` added: a thread that loads this file afresh (the ingest writer's) lacks them. */
+export const registeredAtRunTime: EventModule[] = []
+
 /**
  * Adds a module beyond the list above, to `modules`, `moduleByType` and `eventTypes` alike: a test's
  * throwaway module proves that everything follows the registry. Call it before the portal is imported.
@@ -43,4 +46,5 @@ export function registerModule(module: EventModule): void {
   modules.push(module)
   ;(moduleByType as Map<string, EventModule>).set(module.type, module)
   eventTypes.push(module.type)
+  registeredAtRunTime.push(module)
 }
