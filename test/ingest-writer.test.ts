@@ -2,6 +2,7 @@ import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createIngestPipeline } from '../src/ingest/pipeline.ts'
 import { WriterLock } from '../src/storage/sqlite/writer-lock.ts'
+import { watchEventLoop } from './support/event-loop.ts'
 import { createProject, DIALECTS, event, ingest, readAll, startTestPortal } from './support/portal.ts'
 
 const EVENTS = 20_000
@@ -17,21 +18,14 @@ for (const dialect of DIALECTS) {
         const { accepted } = pipeline.check(project.id, events, Date.now())
         assert.equal(accepted.length, EVENTS)
 
-        let last = performance.now()
-        let longestGap = 0
-        const ticker = setInterval(() => {
-          const now = performance.now()
-          longestGap = Math.max(longestGap, now - last)
-          last = now
-        }, 2)
+        const eventLoop = watchEventLoop(2)
         const started = performance.now()
         const committed = pipeline.commit({ projectId: project.id, key: undefined, response: { statusCode: 200, body: '{}' }, accepted }).then((stored) => ({ stored, took: performance.now() - started }))
         // Meanwhile a write of the event loop's thread (a project and its key) and an ingest through HTTP go through.
         const beside = await createProject(t, 'made beside the batch')
         assert.equal((await ingest(t, beside, [event('log', { level: 'info', message: 'beside the batch' })])).status, 200)
         const { stored, took } = await committed
-        clearInterval(ticker)
-        longestGap = Math.max(longestGap, performance.now() - last)
+        const longestGap = eventLoop.stop()
 
         assert.equal(stored, true)
         assert.ok(took > 100, `the commit is long enough to tell (${took.toFixed(0)} ms)`)

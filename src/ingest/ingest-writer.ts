@@ -1,27 +1,52 @@
 import { Worker } from 'node:worker_threads'
+import type { Config } from '../config.ts'
 import type { PortalContext } from '../context.ts'
 import { ProblemError } from '../http/problem.ts'
 import { observeCommit, trackBacklog } from '../metrics/metrics.ts'
 import type { GroupCommitter } from '../storage/group-commit.ts'
-import { PoolExhaustedError } from '../storage/storage.ts'
+import { PoolExhaustedError, type WriterThread } from '../storage/storage.ts'
 import { WriterLock } from '../storage/sqlite/writer-lock.ts'
 import type { IngestBatch } from './write-batches.ts'
 
-/** A batch as it crosses to the writer's thread: the events' payloads as the JSON text they are stored as. */
-export interface BatchMessage {
-  id: number
-  batch: Omit<IngestBatch, 'accepted'> & { events: { type: string; id: string; ts: number; receivedAt: number; dataJson: string }[] }
-}
+/** What the event loop's thread tells the writer's: open a portal's database, write a batch to it, close it. */
+export type WriterMessage =
+  | { kind: 'open'; config: Config; writerThread: WriterThread }
+  | {
+      kind: 'batch'
+      id: number
+      /** the events' payloads as the JSON text they are stored as */
+      batch: Omit<IngestBatch, 'accepted'> & { events: { type: string; id: string; ts: number; receivedAt: number; dataJson: string }[] }
+    }
+  | { kind: 'close' }
 
 export type WriterAnswer =
+  | { kind: 'ready' }
+  | { kind: 'unopened'; error: { message: string; name: string } }
   | { kind: 'written'; id: number; stored: boolean; forgotApiKeys: boolean }
   | { kind: 'failed'; id: number; error: { message: string; code?: string; name: string; pool?: ConstructorParameters<typeof PoolExhaustedError> } }
   | { kind: 'commit'; batches: number; seconds: number }
-  | { kind: 'ready' }
   | { kind: 'closed' }
 
 /** Where the bundles (bin/server-bundle.js, bin/test.js) put the writer thread's script; from the sources it is the TypeScript file. */
 declare const PORTAL_INGEST_WRITER_THREAD: string | undefined
+
+/**
+ * Writer threads whose portal has closed, kept (unreferenced) for the next portal of this process: loading a
+ * thread's code takes about 0.4 s of CPU, and the tests start hundreds of portals.
+ */
+const idleThreads: Worker[] = []
+const MAX_IDLE_THREADS = 2
+
+function newThread(): Worker {
+  const script = new URL('./ingest-writer-thread.ts', import.meta.url).href
+  const worker =
+    typeof PORTAL_INGEST_WRITER_THREAD === 'string'
+      ? new Worker(new URL(PORTAL_INGEST_WRITER_THREAD, import.meta.url))
+      : // from the TypeScript sources: the thread loads them through tsx, as `portal` does without its bundle
+        new Worker(`import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ register }) => (register(), import(${JSON.stringify(script)})))`, { eval: true })
+  worker.once('exit', () => idleThreads.includes(worker) && idleThreads.splice(idleThreads.indexOf(worker), 1))
+  return worker
+}
 
 /**
  * The ingest path's group commit on a worker thread of its own (src/ingest/ingest-writer-thread.ts), for a
@@ -31,8 +56,11 @@ declare const PORTAL_INGEST_WRITER_THREAD: string | undefined
  * on disk. Both threads write to the one file, taking turns through `writerLock` (WriterLock).
  */
 export class IngestWriter implements GroupCommitter<IngestBatch, boolean> {
-  private worker: Worker | undefined
+  private thread: { worker: Worker; holder: number; detach(): void } | undefined
   private readonly pending = new Map<number, { resolve(stored: boolean): void; reject(error: unknown): void }>()
+  /** settles when the thread answers `open` or `close` */
+  private opened: { resolve(): void; reject(error: Error): void } | undefined
+  private closed: (() => void) | undefined
   private nextId = 0
   private weight = 0
   private readonly untrackBacklog = trackBacklog('ingest', () => this.weight)
@@ -45,12 +73,12 @@ export class IngestWriter implements GroupCommitter<IngestBatch, boolean> {
   /** Resolves once the writer's thread has opened the database: the portal listens with its writer ready. */
   static async start(ctx: PortalContext, writerLock: SharedArrayBuffer): Promise<IngestWriter> {
     const writer = new IngestWriter(ctx, writerLock)
-    const worker = (writer.worker = writer.spawn())
     await new Promise<void>((resolve, reject) => {
-      const ready = (answer: WriterAnswer) => answer.kind === 'ready' && (worker.off('exit', failed), resolve())
-      const failed = (code: number) => (worker.off('message', ready), reject(new Error(`the ingest writer's thread exited before it was ready (code ${code})`)))
-      worker.on('message', ready).once('exit', failed)
+      writer.opened = { resolve, reject }
+      // referenced while it opens: nothing else may keep the process alive while the portal starts
+      writer.open().worker.ref()
     })
+    if (writer.pending.size === 0) writer.thread?.worker.unref()
     return writer
   }
 
@@ -63,9 +91,10 @@ export class IngestWriter implements GroupCommitter<IngestBatch, boolean> {
     this.weight += weight
     const id = this.nextId++
     const events = batch.accepted.map(({ module, event, dataJson }) => ({ type: module.type, id: event.id, ts: event.ts, receivedAt: event.receivedAt, dataJson }))
-    const message: BatchMessage = { id, batch: { projectId: batch.projectId, key: batch.key, response: batch.response, events } }
+    const message: WriterMessage = { kind: 'batch', id, batch: { projectId: batch.projectId, key: batch.key, response: batch.response, events } }
     return new Promise<boolean>((resolve, reject) => {
-      const worker = (this.worker ??= this.spawn())
+      // after a thread died, the next batch opens the database on another; it waits there for the opening
+      const { worker } = this.thread ?? this.open()
       if (this.pending.size === 0) worker.ref()
       this.pending.set(id, { resolve, reject })
       worker.postMessage(message)
@@ -74,43 +103,51 @@ export class IngestWriter implements GroupCommitter<IngestBatch, boolean> {
 
   async close(): Promise<void> {
     this.untrackBacklog()
-    const worker = this.worker
-    if (!worker) return
-    worker.ref()
-    const exited = new Promise((resolve) => worker.once('exit', resolve))
-    // the writer answers every batch it was sent before it closes its storage
-    worker.postMessage({ close: true })
-    await exited
+    const thread = this.thread
+    if (!thread) return
+    thread.worker.ref()
+    // the thread answers every batch it was sent before it closes the database
+    await new Promise<void>((resolve) => {
+      this.closed = resolve
+      thread.worker.postMessage({ kind: 'close' } satisfies WriterMessage)
+    })
+    // a thread that died meanwhile has been let go already
+    if (this.thread !== thread) return
+    this.thread = undefined
+    thread.detach()
+    if (idleThreads.length >= MAX_IDLE_THREADS) return void (await thread.worker.terminate())
+    thread.worker.unref()
+    idleThreads.push(thread.worker)
   }
 
-  private spawn(): Worker {
+  private open(): NonNullable<IngestWriter['thread']> {
+    const worker = idleThreads.pop() ?? newThread()
     const lock = new WriterLock(this.writerLock)
     const holder = lock.newHolder()
-    const workerData = { config: this.ctx.config, writerThread: { lock: this.writerLock, holder } }
-    const worker =
-      typeof PORTAL_INGEST_WRITER_THREAD === 'string'
-        ? new Worker(new URL(PORTAL_INGEST_WRITER_THREAD, import.meta.url), { workerData })
-        : // from the TypeScript sources: the thread loads them through tsx, as `portal` does without its bundle
-          new Worker(`import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ register }) => (register(), import(${JSON.stringify(new URL('./ingest-writer-thread.ts', import.meta.url).href)})))`, { eval: true, workerData })
-    worker.unref()
-    worker.on('message', (answer: WriterAnswer) => void this.answered(worker, answer))
-    worker.on('error', (error) => this.ctx.log.error({ err: error }, 'the ingest writer thread failed'))
-    worker.on('exit', () => {
-      if (this.worker !== worker) return
-      this.worker = undefined
-      // It can no longer take or give its turn at the database; a batch written next starts a new writer.
+    const onMessage = (answer: WriterAnswer) => void this.answered(worker, answer)
+    const onError = (error: Error) => this.ctx.log.error({ err: error }, 'the ingest writer thread failed')
+    const onExit = (code: number) => {
+      this.thread = undefined
+      // It can no longer take or give its turn at the database; a batch written next opens it on a new thread.
       lock.abandon(holder)
+      this.opened?.reject(new Error(`the ingest writer's thread exited before it opened the database (code ${code})`))
+      this.closed?.()
       const stopped = new ProblemError(503, 'database_unavailable', 'the ingest writer stopped before the batch was committed; retry shortly', { 'retry-after': '1' })
       for (const waiting of this.pending.values()) waiting.reject(stopped)
       this.pending.clear()
-    })
-    return worker
+    }
+    worker.on('message', onMessage).on('error', onError).on('exit', onExit)
+    const detach = () => worker.off('message', onMessage).off('error', onError).off('exit', onExit)
+    worker.unref()
+    worker.postMessage({ kind: 'open', config: this.ctx.config, writerThread: { lock: this.writerLock, holder } } satisfies WriterMessage)
+    return (this.thread = { worker, holder, detach })
   }
 
   private async answered(worker: Worker, answer: WriterAnswer) {
     if (answer.kind === 'commit') return observeCommit('ingest', answer.batches, answer.seconds)
-    if (answer.kind === 'ready') return
-    if (answer.kind === 'closed') return void (this.worker = undefined)
+    if (answer.kind === 'ready') return this.opened?.resolve()
+    if (answer.kind === 'unopened') return this.opened?.reject(Object.assign(new Error(answer.error.message), { name: answer.error.name }))
+    if (answer.kind === 'closed') return this.closed?.()
     const waiting = this.pending.get(answer.id)
     if (!waiting) return
     this.pending.delete(answer.id)

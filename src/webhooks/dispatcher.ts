@@ -2,10 +2,9 @@ import { sql } from 'kysely'
 import type { PortalContext } from '../context.ts'
 import { newId } from '../ids.ts'
 import { countWebhookAttempts } from '../metrics/metrics.ts'
-import { createDeliveryAgent } from './address-guard.ts'
 import { disableEndpoint, signingSecrets } from './endpoint-store.ts'
 import { renderBody } from './render.ts'
-import { prepareRequest, sendAttempt, type AttemptResult, type PreparedRequest } from './send-attempt.ts'
+import { prepareRequest, type AttemptResult, type PreparedRequest } from './attempt-request.ts'
 import { standardWebhookSignature } from './signing.ts'
 import type { AttemptStatus, DeliveryStatus, DisabledReason, WebhookDb, WebhookTables } from './tables.ts'
 import { webhookDb } from './tables.ts'
@@ -74,6 +73,8 @@ export async function startDispatcher(ctx: PortalContext): Promise<() => Promise
   const { concurrency, endpointConcurrency, timeoutMs, allowPrivateNetworks } = ctx.config.webhooks
   const db = webhookDb(ctx.storage)
   const instance = newId('dsp')
+  // undici, loaded here rather than with the module: the ingest writer's thread, which loads the registry, does not send
+  const [{ createDeliveryAgent }, { sendAttempt }] = await Promise.all([import('./address-guard.ts'), import('./send-attempt.ts')])
   const agent = createDeliveryAgent({ allowPrivateNetworks, timeoutMs, connections: concurrency })
   const sending = new Set<Promise<void>>()
   const finished: Outcome[] = []

@@ -1,51 +1,9 @@
-import { createHash } from 'node:crypto'
 import { errors, request, type Agent } from 'undici'
 import { isRefusedAddress } from './address-guard.ts'
+import type { AttemptResult, PreparedRequest } from './attempt-request.ts'
 import type { AttemptOutcome } from './tables.ts'
 
 const RESPONSE_BODY_LIMIT = 4096
-const USER_AGENT = 'observability-portal-webhooks/0.1'
-
-export interface AttemptRequest {
-  url: string
-  method: 'POST'
-  headers: Record<string, string>
-  bodySize: number
-  bodySha256: string
-}
-
-interface AttemptResponse {
-  statusCode: number
-  headers: Record<string, string>
-  /** the first 4 KiB of the body, as text */
-  body: string
-}
-
-/** What one HTTP attempt did; `retryAfterMs` is the receiver's Retry-After on a 429 or 503. */
-export interface AttemptResult {
-  status: AttemptOutcome
-  startedAt: number
-  durationMs: number
-  request: AttemptRequest
-  response: AttemptResponse | null
-  error: string | null
-  retryAfterMs: number | null
-}
-
-/** A request ready to leave: what the attempt row records of it, and the bytes to send. */
-export interface PreparedRequest {
-  record: AttemptRequest
-  body: string
-}
-
-/** The POST an attempt sends, with its headers as recorded; built before the attempt row is written. */
-export function prepareRequest(url: string, headers: Record<string, string>, body: string): PreparedRequest {
-  const allHeaders = { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...headers }
-  return {
-    record: { url, method: 'POST', headers: allHeaders, bodySize: Buffer.byteLength(body), bodySha256: createHash('sha256').update(body).digest('hex') },
-    body,
-  }
-}
 
 /** Sends one prepared POST; never throws: every way it can end is an attempt status. Redirects are not followed. */
 export async function sendAttempt(agent: Agent, prepared: PreparedRequest, timeoutMs: number): Promise<AttemptResult> {

@@ -6,24 +6,18 @@ import path from 'node:path'
 import { sql } from 'kysely'
 import { openStorage } from '../../src/storage/storage.ts'
 import { SqliteReader } from '../../src/storage/sqlite/sqlite-reader.ts'
+import { watchEventLoop } from '../support/event-loop.ts'
 
 // SQLite only: PostgreSQL's statements run in its own server processes anyway.
 test('SQLite reads run off the event loop and beside an open write transaction; their rows and errors come back', { timeout: 60_000 }, async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portal-sqlite-reader-'))
   const storage = await openStorage(`sqlite:${path.join(dir, 'portal.db')}`, { poolSize: 1, queryTimeoutMs: 0, sqliteSynchronous: 'full' })
   try {
-    let last = performance.now()
-    let longestGap = 0
-    const ticker = setInterval(() => {
-      const now = performance.now()
-      longestGap = Math.max(longestGap, now - last)
-      last = now
-    }, 5)
+    const eventLoop = watchEventLoop(5)
     const started = performance.now()
     const { rows } = await sql<{ n: number }>`with recursive c(x) as (select 1 union all select x + 1 from c where x < 3000000) select count(*) as n from c`.execute(storage.db)
     const took = performance.now() - started
-    clearInterval(ticker)
-    longestGap = Math.max(longestGap, performance.now() - last)
+    const longestGap = eventLoop.stop()
     assert.deepEqual(rows, [{ n: 3_000_000 }])
     assert.ok(took > 100, `the query is long enough to tell (${took.toFixed(0)} ms)`)
     assert.ok(longestGap < took / 2, `the event loop went on during the ${took.toFixed(0)} ms query (longest pause ${longestGap.toFixed(0)} ms)`)

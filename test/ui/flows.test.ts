@@ -103,6 +103,8 @@ describe('web UI in Chromium', () => {
     await page.getByLabel('Sentry SDKs').check()
     await page.getByLabel('New key name').fill('otel and sentry')
     await page.getByRole('button', { name: 'Create key' }).click()
+    // the key, the two OTLP settings and the DSN: read once all four are shown, not while the answer is on its way
+    await page.locator('[data-secret]').nth(3).waitFor()
     const settings = await page.locator('[data-secret]').allTextContents()
     const key = settings[0]
     assert.deepEqual(settings.slice(1, 3), [`OTEL_EXPORTER_OTLP_ENDPOINT=${t.url}/api/otlp`, `OTEL_EXPORTER_OTLP_HEADERS=authorization=Bearer ${key}`])
