@@ -38,12 +38,13 @@ const idleThreads: Worker[] = []
 const MAX_IDLE_THREADS = 2
 
 function newThread(): Worker {
-  const script = new URL('./ingest-writer-thread.ts', import.meta.url).href
-  const worker =
-    typeof PORTAL_INGEST_WRITER_THREAD === 'string'
-      ? new Worker(new URL(PORTAL_INGEST_WRITER_THREAD, import.meta.url))
-      : // from the TypeScript sources: the thread loads them through tsx, as `portal` does without its bundle
-        new Worker(`import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ register }) => (register(), import(${JSON.stringify(script)})))`, { eval: true })
+  let worker: Worker
+  if (typeof PORTAL_INGEST_WRITER_THREAD === 'string') worker = new Worker(new URL(PORTAL_INGEST_WRITER_THREAD, import.meta.url))
+  else {
+    // from the TypeScript sources: the thread loads them through tsx, as `portal` does without its bundle
+    const [tsx, script] = [import.meta.resolve('tsx/esm/api'), new URL('./ingest-writer-thread.ts', import.meta.url).href].map((url) => JSON.stringify(url))
+    worker = new Worker(`import(${tsx}).then(({ register }) => (register(), import(${script})))`, { eval: true })
+  }
   worker.once('exit', () => idleThreads.includes(worker) && idleThreads.splice(idleThreads.indexOf(worker), 1))
   return worker
 }
@@ -56,10 +57,11 @@ function newThread(): Worker {
  * on disk. Both threads write to the one file, taking turns through `writerLock` (WriterLock).
  */
 export class IngestWriter implements GroupCommitter<IngestBatch, boolean> {
-  private thread: { worker: Worker; holder: number; detach(): void } | undefined
+  private thread: { worker: Worker; detach(): void } | undefined
   private readonly pending = new Map<number, { resolve(stored: boolean): void; reject(error: unknown): void }>()
-  /** settles when the thread answers `open` or `close` */
+  /** for `start`: settles when the thread has opened the database, or could not */
   private opened: { resolve(): void; reject(error: Error): void } | undefined
+  /** for `close`: called when the thread has closed the database, or ended */
   private closed: (() => void) | undefined
   private nextId = 0
   private weight = 0
@@ -140,7 +142,7 @@ export class IngestWriter implements GroupCommitter<IngestBatch, boolean> {
     const detach = () => worker.off('message', onMessage).off('error', onError).off('exit', onExit)
     worker.unref()
     worker.postMessage({ kind: 'open', config: this.ctx.config, writerThread: { lock: this.writerLock, holder } } satisfies WriterMessage)
-    return (this.thread = { worker, holder, detach })
+    return (this.thread = { worker, detach })
   }
 
   private async answered(worker: Worker, answer: WriterAnswer) {
