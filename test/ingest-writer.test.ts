@@ -1,5 +1,7 @@
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
+import { fileURLToPath } from 'node:url'
+import { IngestWriter } from '../src/ingest/ingest-writer.ts'
 import { createIngestPipeline } from '../src/ingest/pipeline.ts'
 import { WriterLock } from '../src/storage/sqlite/writer-lock.ts'
 import { watchEventLoop } from './support/event-loop.ts'
@@ -43,6 +45,17 @@ for (const dialect of DIALECTS) {
     })
   })
 }
+
+test('a writer thread that cannot open the database fails the start with the reason, and is let go', { timeout: 60_000 }, async () => {
+  const t = await startTestPortal('sqlite')
+  try {
+    // a database under a path that is a file: its folder cannot be made
+    const ctx = { ...t.portal.ctx, config: { ...t.config, databaseUrl: `sqlite:${fileURLToPath(import.meta.url)}/portal.db` } }
+    await assert.rejects(IngestWriter.start(ctx, new WriterLock().shared), /EEXIST/)
+  } finally {
+    await t.close()
+  }
+})
 
 test('turns at the SQLite writer go in order, and a thread that ended does not keep the others waiting', async () => {
   const lock = new WriterLock()

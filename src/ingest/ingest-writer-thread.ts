@@ -59,7 +59,8 @@ port.on('message', async (message: WriterMessage) => {
     )
   }
   if (message.kind === 'close') {
-    const closing = await writing
+    // a database that could not be opened has nothing to close
+    const closing = await writing?.catch(() => undefined)
     writing = undefined
     await closing?.committer.close()
     await closing?.storage.close()

@@ -75,12 +75,18 @@ export class IngestWriter implements GroupCommitter<IngestBatch, boolean> {
   /** Resolves once the writer's thread has opened the database: the portal listens with its writer ready. */
   static async start(ctx: PortalContext, writerLock: SharedArrayBuffer): Promise<IngestWriter> {
     const writer = new IngestWriter(ctx, writerLock)
-    await new Promise<void>((resolve, reject) => {
-      writer.opened = { resolve, reject }
-      // referenced while it opens: nothing else may keep the process alive while the portal starts
-      writer.open().worker.ref()
-    })
-    if (writer.pending.size === 0) writer.thread?.worker.unref()
+    // referenced while it opens: nothing else may keep the process alive while the portal starts
+    const { worker } = writer.open()
+    worker.ref()
+    try {
+      await new Promise<void>((resolve, reject) => (writer.opened = { resolve, reject }))
+    } catch (error) {
+      // a portal that cannot start must not be kept alive by its writer's thread
+      writer.untrackBacklog()
+      await worker.terminate()
+      throw error
+    }
+    worker.unref()
     return writer
   }
 

@@ -89,7 +89,7 @@ const SERVING = 1
 const HOLDER = 2
 const ABANDONED = 3
 const HOLDERS = 4
-/** WAITING + holder: the ticket that holder waits with, or -1 */
-const WAITING = 4
+/** WAITING + holder (holders count from 1, so past HOLDERS): the ticket that holder waits with, or -1 */
+const WAITING = HOLDERS
 const MAX_HOLDER = 64
 const WORDS = WAITING + MAX_HOLDER + 1
