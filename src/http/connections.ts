@@ -95,14 +95,45 @@ export function createPortalServer(ctx: PortalContext, handler: RequestListener)
   return server
 }
 
-/** No request body read after an answer that refused it. */
+/** A refused body of at most this many declared bytes is read to its end before the connection closes. */
+const DRAINED_BODY_MAX_BYTES = 16 * 1024 * 1024
+/** ...for at most this long after the answer. */
+const DRAIN_MAX_MS = 2_000
+
+/** No request body read after an answer that refused it, beyond what lets the client read that answer. */
 export const connectionLimits = fp(async (app) => {
   // An answer given before the body arrived (401, 403, 413 from Content-Length, 503) closes the
   // connection: keeping it alive would mean reading and discarding the whole declared body first.
   app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply) => {
-    if (!request.raw.complete) reply.header('connection', 'close')
+    if (request.raw.complete) return
+    reply.header('connection', 'close')
+    const declared = Number(request.headers['content-length'])
+    if (declared <= DRAINED_BODY_MAX_BYTES) closeOnceBodyRead(request.raw)
   })
 })
+
+/**
+ * Closing a socket with the client's bytes unread makes the kernel send a reset, and a reset makes the
+ * client's kernel drop the answer it has not read yet: a client still sending a body a little over the
+ * limit saw `EPIPE` instead of the 413. So the connection closes once the declared body has arrived (Node
+ * discards it) or DRAIN_MAX_MS after the answer, as nginx's lingering close and Go's server do; bodies
+ * declared larger than DRAINED_BODY_MAX_BYTES are not worth reading and close at once.
+ */
+function closeOnceBodyRead(request: IncomingMessage) {
+  const socket = request.socket as Socket & { destroySoon(): void }
+  const destroySoon = socket.destroySoon
+  // Node calls destroySoon once a `Connection: close` answer is out.
+  socket.destroySoon = () => {
+    if (request.complete) return destroySoon.call(socket)
+    const close = () => {
+      clearTimeout(timer)
+      destroySoon.call(socket)
+    }
+    const timer = setTimeout(close, DRAIN_MAX_MS)
+    request.once('end', close)
+    socket.once('close', () => clearTimeout(timer))
+  }
+}
 
 /**
  * Hands the requests of one connection to `handler` at most `limit` at a time, in order, and stops

@@ -126,6 +126,24 @@ for (const dialect of DIALECTS) {
       })
     }
 
+    test('a body a little over the limit, from a client that reads only once it has sent it all: the client reads the 413', async () => {
+      // The answer is out after the first 64 KiB; the portal must read the rest before closing, or the
+      // reset its close sends would make the client's kernel drop the answer unread (EPIPE instead of 413).
+      const declared = t.config.ingest.maxBatchBytes + 1
+      const connection = connectRaw(t.url)
+      connection.socket.pause()
+      await connection.send(ingestHead(project, '', { contentLength: declared }) + ' '.repeat(64 * 1024))
+      await sleep(300)
+      assert.ok(await connection.send(' '.repeat(declared - 64 * 1024)), 'the rest of the body is taken')
+      connection.socket.resume()
+      const closedMs = await Promise.race([connection.closed, sleep(5_000).then(() => Infinity)])
+      const [answer] = connection.answers()
+      assert.equal(answer?.status, 413)
+      assert.equal(JSON.parse(answer.body).code, 'batch_too_large')
+      assert.equal(answer.headers.connection, 'close')
+      assert.ok(closedMs < 3_000, `closed after ${Math.round(closedMs)} ms`)
+    })
+
     test('five signed ingests and a malformed request in one write: five 200s, then the 400, then the close', async () => {
       const batches = Array.from({ length: 5 }, (_, index) => ingestRequest(project, [event('log', { message: `pipelined ${index}` })]))
       const connection = connectRaw(t.url)
