@@ -52,6 +52,28 @@ describe('web UI in Chromium', () => {
     assert.equal(await page.evaluate(() => sessionStorage.length), 0)
   })
 
+  test('with a kept token a page loads beside the check of that token, and a token no longer accepted signs out', async () => {
+    await signIn(page, `${t.url}/`, t.adminToken)
+    let answerMe!: () => void
+    const meHeld = new Promise<void>((resolve) => (answerMe = resolve))
+    await page.route('**/api/me', async (route) => {
+      await meHeld
+      await route.continue()
+    })
+    await page.goto(`${t.url}/p/${shop.id}/logs`)
+    await page.locator('main tbody tr').first().waitFor()
+    assert.equal(await page.locator('header .who').textContent(), '…', 'the rows came while /api/me was unanswered')
+    answerMe()
+    await page.locator('header .who .role.admin').waitFor()
+    await page.unroute('**/api/me')
+
+    await page.evaluate(() => sessionStorage.setItem('portal.accessToken', `pat_${'x'.repeat(43)}`))
+    await page.reload()
+    await page.getByLabel('Access token').waitFor()
+    await page.getByRole('alert').waitFor()
+    assert.equal(await page.evaluate(() => sessionStorage.length), 0)
+  })
+
   test('a viewer sees no write controls', async () => {
     await signIn(page, `${t.url}/`, t.viewerToken)
     await page.getByRole('link', { name: 'shop' }).waitFor()

@@ -54,23 +54,36 @@ const ROUTES: [pattern: string, page: ComponentType<any>][] = [
 
 export function App() {
   const [me, setMe] = useState<Me | null>(null)
-  const [checking, setChecking] = useState(session.token() !== null)
+  // With a token kept from earlier in this tab, the shell and its page render at once, their reads going out
+  // beside the check of the token rather than a round trip after it; a token that /api/me (or any read)
+  // refuses signs out.
+  const [signedIn, setSignedIn] = useState(session.token() !== null)
   const [signInError, setSignInError] = useState<string>()
 
   const signOut = (reason?: string) => {
     session.forget()
     setMe(null)
+    setSignedIn(false)
     setSignInError(reason)
   }
   useEffect(() => {
     whenUnauthorized(() => signOut('Your session ended: the portal no longer accepts this token. Sign in again.'))
     const token = session.token()
     if (!token) return
-    api<Me>('GET', '/api/me', undefined, token).then(setMe, (error: ApiError) => signOut(error.detail)).finally(() => setChecking(false))
+    api<Me>('GET', '/api/me', undefined, token).then(setMe, (error: ApiError) => signOut(error.detail))
   }, [])
 
-  if (checking) return <p class="state" role="status">Checking your session…</p>
-  if (!me) return <SignIn error={signInError} onSignedIn={setMe} />
+  if (!signedIn) {
+    return (
+      <SignIn
+        error={signInError}
+        onSignedIn={(identity) => {
+          setMe(identity)
+          setSignedIn(true)
+        }}
+      />
+    )
+  }
   return (
     <MeContext.Provider value={me}>
       <Shell me={me} onSignOut={() => signOut()} />
@@ -113,7 +126,7 @@ function SignIn(props: { error?: string; onSignedIn(me: Me): void }) {
   )
 }
 
-function Shell({ me, onSignOut }: { me: Me; onSignOut(): void }) {
+function Shell({ me, onSignOut }: { me: Me | null; onSignOut(): void }) {
   const { path } = useLocation()
   const found = findRoute(path)
   const projectId = found?.params.project
@@ -132,7 +145,13 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut(): void }) {
           API reference
         </a>
         <span class="who">
-          {me.name} · <span class={`role ${me.role}`}>{me.role}</span>
+          {me ? (
+            <>
+              {me.name} · <span class={`role ${me.role}`}>{me.role}</span>
+            </>
+          ) : (
+            '…'
+          )}
         </span>
         <button type="button" onClick={onSignOut}>
           Sign out
