@@ -12,7 +12,7 @@ export function LoadState(props: { loading: boolean; error?: ApiError; empty?: b
       </p>
     )
   }
-  if (props.loading) return <p class="state" role="status">Loading {props.what}…</p>
+  if (props.loading) return <p class="state loading" role="status">Loading {props.what}…</p>
   if (props.empty) return <p class="state" role="status">{props.emptyText ?? `No ${props.what} yet.`}</p>
   return null
 }
