@@ -189,11 +189,14 @@ async function groupsOfEvents(ctx: PortalContext, spec: GroupQuery, limit: numbe
 
 /**
  * The latest value of a payload field that not every event repeats (a job's artifact URL, a tenant's
- * limit), per group, for the groups of one page; only groups whose latest event lacks it are looked up.
+ * limit), per group, for the groups of one page. Only groups whose latest event lacks it are looked up, each
+ * with one probe of the partial index on `fieldColumn` (addFieldColumnV1), which copies the field: a field
+ * seldom or never sent would otherwise mean reading every event of the group. The probes go in one
+ * statement, so that a page holds one connection, not one per group.
  */
 export async function latestKnownValues(
   ctx: PortalContext,
-  spec: { table: string; projectId: string; column: string; groups: GroupState[]; field: string },
+  spec: { table: string; projectId: string; column: string; groups: GroupState[]; field: string; fieldColumn: string },
 ): Promise<Map<string, unknown>> {
   const known = new Map<string, unknown>()
   const unknown: string[] = []
@@ -203,19 +206,25 @@ export async function latestKnownValues(
     else unknown.push(String(group.key[spec.column]))
   }
   if (unknown.length === 0) return known
-  const rows = await moduleDb(ctx)
-    .selectFrom(spec.table)
-    .select([spec.column, 'data'])
-    .where('project_id', '=', spec.projectId)
-    .where(spec.column, 'in', unknown)
-    .where(ctx.storage.jsonText('data', spec.field), 'is not', null)
-    .orderBy('ts', 'desc')
-    .orderBy('id', 'desc')
-    .execute()
-  for (const row of rows) {
-    const key = row[spec.column] as string
-    if (!known.has(key)) known.set(key, ctx.storage.parseJson<Record<string, unknown>>(row.data)[spec.field])
-  }
+  const db = moduleDb(ctx)
+  const probe = (key: string) =>
+    db
+      .selectFrom(
+        db
+          .selectFrom(spec.table)
+          .select([spec.column, spec.fieldColumn])
+          .where('project_id', '=', spec.projectId)
+          .where(spec.column, '=', key)
+          .where(spec.fieldColumn, 'is not', null)
+          .orderBy('ts', 'desc')
+          .orderBy('id', 'desc')
+          .limit(1)
+          .as('latest'),
+      )
+      .selectAll()
+  const [first, ...rest] = unknown.map(probe)
+  const rows = await rest.reduce((query, next) => query.unionAll(next), first).execute()
+  for (const row of rows) known.set(String(row[spec.column]), row[spec.fieldColumn])
   return known
 }
 

@@ -32,6 +32,9 @@ for (const dialect of DIALECTS) {
         row('feature_flag_events', 'evt_3', hour + 5, { key: 'other' }, { flag_key: 'other', actor: null }),
         row('cost_events', 'evt_4', Date.parse('2026-02-28T23:00:00.000Z'), { amount: 1, currency: 'USD' }, { amount: 1, currency: 'USD', period: null }),
         row('tenant_events', 'evt_5', hour, { plan: 'team' }, { tenant_project_id: null, plan: 'team' }),
+        row('tenant_events', 'evt_9', hour + 1, { plan: 'team', ingestLimitPerSecond: 5_000_000_000 }, { tenant_project_id: null, plan: 'team' }),
+        row('video_events', 'evt_10', hour, { jobId: 'job-1', targetUrl: 'https://example.com/page' }, { job_id: 'job-1', status: null }),
+        row('video_events', 'evt_11', hour + 1, { jobId: 'job-1', status: 'done', artifactUrl: 'https://cdn.example.com/job-1.mp4' }, { job_id: 'job-1', status: 'done' }),
         row('log_events', 'evt_6', hour + 1, { message: 'a', level: 'info' }, { level: 'info', module: null, message: 'a' }),
         row('log_events', 'evt_7', hour + 3_600_000, { message: 'b', level: 'info' }, { level: 'info', module: null, message: 'b' }),
         row('log_events', 'evt_8', hour + 2, { message: 'c' }, { level: null, module: null, message: 'c' }),
@@ -55,7 +58,17 @@ for (const dialect of DIALECTS) {
         ],
       )
       const plans = await db.selectFrom('tenant_plan_summary').select(['tenant_project_id', 'events']).execute()
-      assert.deepEqual(plans.map((p) => [p.tenant_project_id, Number(p.events)]), [['prj_a', 1]])
+      assert.deepEqual(plans.map((p) => [p.tenant_project_id, Number(p.events)]), [['prj_a', 2]])
+    })
+
+    test('fields not every event repeats are copied to their indexed columns', async () => {
+      const videos = await db.selectFrom('video_events').select(['id', 'target_url', 'artifact_url']).orderBy('id').execute()
+      assert.deepEqual(videos, [
+        { id: 'evt_10', target_url: 'https://example.com/page', artifact_url: null },
+        { id: 'evt_11', target_url: null, artifact_url: 'https://cdn.example.com/job-1.mp4' },
+      ])
+      const tenants = await db.selectFrom('tenant_events').select(['id', 'ingest_limit_per_second']).orderBy('id').execute()
+      assert.deepEqual(tenants.map((row) => [row.id, row.ingest_limit_per_second]), [['evt_5', null], ['evt_9', 5_000_000_000]])
     })
 
     test('costs without a period get the month of their time, and logs their hourly level counts', async () => {

@@ -12,7 +12,7 @@ export const tenantsModule = defineModule({
   examples: tenantExamples,
   table: 'tenant_events',
   migrations: tenantMigrations,
-  columns: (d, event) => ({ tenant_project_id: d.projectId ?? event.projectId, plan: d.plan }),
+  columns: (d, event) => ({ tenant_project_id: d.projectId ?? event.projectId, plan: d.plan, ingest_limit_per_second: d.ingestLimitPerSecond ?? null }),
   filters: {
     plan: columnEquals('plan', Type.String()),
     tenant: columnEquals('tenant_project_id', Type.String({ description: 'the project the tenant events describe' })),

@@ -22,7 +22,7 @@ const TenantPlan = named('TenantPlan', Type.Object({
 
 /** Plans with the latest per-second limit, which an event that changes only the plan does not repeat. */
 async function plansOf(ctx: PortalContext, projectId: string, groups: GroupState[]) {
-  const limits = await latestKnownValues(ctx, { table: 'tenant_events', projectId, column: 'tenant_project_id', groups, field: 'ingestLimitPerSecond' })
+  const limits = await latestKnownValues(ctx, { table: 'tenant_events', projectId, column: 'tenant_project_id', groups, field: 'ingestLimitPerSecond', fieldColumn: 'ingest_limit_per_second' })
   return groups.map((group) => {
     const tenant = String(group.key.tenant_project_id)
     return {

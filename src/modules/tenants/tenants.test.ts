@@ -20,6 +20,8 @@ for (const dialect of DIALECTS) {
         event('tenant', { projectId: project.id, plan: 'free', ingestLimitPerSecond: 50 }, at(0)),
         event('tenant', { plan: 'enterprise' }, at(20)),
         event('tenant', { projectId: sibling.id, plan: 'free' }, at(5)),
+        // over 32 bits: the limit's column is as wide as the projects' own
+        event('tenant', { projectId: sibling.id, plan: 'free', ingestLimitPerSecond: 5_000_000_000 }, at(4)),
       ])
       await ingestAll(t, other.project, [event('tenant', { plan: 'secret' }, at(30))])
     })
@@ -31,13 +33,13 @@ for (const dialect of DIALECTS) {
         body.data.map((p: any) => [p.projectId, p.plan, p.ingestLimitPerSecond, p.changes]),
         [
           [project.id, 'enterprise', 200, 3],
-          [sibling.id, 'free', null, 1],
+          [sibling.id, 'free', 5_000_000_000, 2],
         ],
       )
       const detail = await read(t, `/api/tenants/plans/${project.id}?project_id=${project.id}`)
       assert.deepEqual(detail.history.data.map((c: any) => [c.plan, c.ingestLimitPerSecond]), [['enterprise', null], ['team', 200], ['free', 50]])
       const events = await read(t, `/api/tenants/events?project_id=${project.id}&tenant=${sibling.id}`)
-      assert.deepEqual(events.data.map((e: any) => e.data.plan), ['free'])
+      assert.deepEqual(events.data.map((e: any) => e.data.plan), ['free', 'free'])
     })
 
     test('other organisations and unknown tenants get 404; bad parameters are named', async () => {

@@ -1,6 +1,7 @@
 import type { Migration } from '../../storage/migrations.ts'
 import { createEventTableV1 } from '../../storage/frozen/event-table-v1.ts'
 import { createGroupSummaryTableV1 } from '../group-summary-table-v1.ts'
+import { addFieldColumnV1 } from '../field-column-v1.ts'
 
 export const videoMigrations: Migration[] = [
   {
@@ -10,5 +11,13 @@ export const videoMigrations: Migration[] = [
   {
     name: 'video/002_job_summary',
     up: (db, t) => createGroupSummaryTableV1(db, t, 'video_job_summary', 'video_events', ['job_id']),
+  },
+  {
+    // The job list shows the latest target and artifact URL any event gave: an index probe per job.
+    name: 'video/003_url_columns',
+    up: async (db, t) => {
+      await addFieldColumnV1(db, t, 'video_events', 'target_url', 'text', 'targetUrl', 'job_id')
+      await addFieldColumnV1(db, t, 'video_events', 'artifact_url', 'text', 'artifactUrl', 'job_id')
+    },
   },
 ]

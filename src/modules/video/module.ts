@@ -12,7 +12,7 @@ export const videoModule = defineModule({
   examples: videoExamples,
   table: 'video_events',
   migrations: videoMigrations,
-  columns: (d) => ({ job_id: d.jobId, status: d.status ?? null }),
+  columns: (d) => ({ job_id: d.jobId, status: d.status ?? null, target_url: d.targetUrl ?? null, artifact_url: d.artifactUrl ?? null }),
   filters: {
     job_id: columnEquals('job_id', Type.String()),
     status: columnEquals('status', Type.String()),

@@ -24,8 +24,8 @@ const Job = named('VideoJob', Type.Object({
 
 /** Jobs with their latest status, and the latest target and artifact URLs, which often come on earlier events. */
 async function jobsOf(ctx: PortalContext, projectId: string, groups: GroupState[]) {
-  const known = (field: string) => latestKnownValues(ctx, { table: 'video_events', projectId, column: 'job_id', groups, field })
-  const [targets, artifacts] = await Promise.all([known('targetUrl'), known('artifactUrl')])
+  const known = (field: string, fieldColumn: string) => latestKnownValues(ctx, { table: 'video_events', projectId, column: 'job_id', groups, field, fieldColumn })
+  const [targets, artifacts] = await Promise.all([known('targetUrl', 'target_url'), known('artifactUrl', 'artifact_url')])
   return groups.map((group) => {
     const jobId = String(group.key.job_id)
     return {
