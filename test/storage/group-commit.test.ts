@@ -69,17 +69,25 @@ for (const dialect of DIALECTS) {
         await sql`insert into deadlock_rows values (1), (2)`.execute(storage.db)
         const locked = new Set<number>()
         let runs = 0
+        // each run's item and how it ended, for the message of a failure
+        const attempts: string[] = []
         // Item 1 locks row 1 then row 2, item 2 row 2 then row 1, each taking its second once the other
         // holds its first: a deadlock, the first time. Each item is alone in its transaction.
         const committer = createGroupCommitter<number, string>(storage, async (trx, [item]) => {
           const attempt = ++runs
           const [first, second] = item === 1 ? [1, 2] : [2, 1]
-          await sql`select id from deadlock_rows where id = ${first} for update`.execute(trx)
-          if (attempt <= 2) {
-            locked.add(first)
-            await until(() => locked.has(second), `row ${second} locked by the other item`)
+          try {
+            await sql`select id from deadlock_rows where id = ${first} for update`.execute(trx)
+            if (attempt <= 2) {
+              locked.add(first)
+              await until(() => locked.has(second), `row ${second} locked by the other item`)
+            }
+            await sql`select id from deadlock_rows where id = ${second} for update`.execute(trx)
+          } catch (error) {
+            attempts.push(`run ${attempt}: item ${item}, ${(error as { code?: string }).code ?? (error as Error).message}`)
+            throw error
           }
-          await sql`select id from deadlock_rows where id = ${second} for update`.execute(trx)
+          attempts.push(`run ${attempt}: item ${item}, selected both`)
           return [`item ${item} committed`]
         }, 1)
         const answers = Promise.allSettled([committer.write(1), committer.write(2)])
@@ -87,7 +95,7 @@ for (const dialect of DIALECTS) {
           (await answers).map((answer) => (answer.status === 'fulfilled' ? answer.value : String(answer.reason))),
           ['item 1 committed', 'item 2 committed'],
         )
-        assert.equal(runs, 3, 'one of the two ran again')
+        assert.equal(runs, 3, `one of the two ran again: ${attempts.join('; ')}`)
         await committer.close()
       } finally {
         await storage.close()

@@ -162,6 +162,8 @@ describe('web UI pages in Chromium', () => {
     await signIn(page, `${t.url}/p/${shop.id}/webhooks`, t.adminToken)
     const failing = page.getByRole('row').filter({ hasText: '/fail/500' })
     await failing.getByText('failing').waitFor()
+    // the state comes with the endpoint, the rate and the last status with the health read that follows
+    await failing.getByText(/% of/).waitFor()
     const failingText = (await failing.textContent())!
     assert.doesNotMatch(failingText, /healthy|enabled/)
     assert.match(failingText, /0% of 3/)
