@@ -87,12 +87,22 @@ describe('web UI in Chromium', () => {
 
   test('an admin creates, renames and (after confirming) deletes a project, and sees a new key once', async () => {
     await signIn(page, `${t.url}/`, t.adminToken)
+    // the activity read answers while the new name is being typed: the re-render it brings must not put the old name back
+    let answerActivity!: () => void
+    const activityHeld = new Promise<void>((resolve) => (answerActivity = resolve))
+    await page.route('**/api/projects/activity?*', async (route) => {
+      await activityHeld
+      await route.continue()
+    })
     await page.getByLabel('New project name').fill('ui-made')
     await page.getByRole('button', { name: 'Create project' }).click()
     const row = page.getByRole('row').filter({ hasText: 'ui-made' })
     await row.waitFor()
     await row.getByRole('button', { name: 'Rename' }).click()
     await row.getByLabel('Name').fill('ui-renamed')
+    answerActivity()
+    await row.getByRole('cell', { name: '…' }).first().waitFor({ state: 'detached' })
+    await page.unroute('**/api/projects/activity?*')
     await row.getByRole('button', { name: 'Save' }).click()
     const renamed = page.getByRole('row').filter({ hasText: 'ui-renamed' })
     await renamed.waitFor()

@@ -46,7 +46,8 @@ function NameForm(props: { label: string; submitLabel: string; initial?: string;
     <form class="inline" onSubmit={onSubmit}>
       <label>
         <span>{props.label}</span>
-        <input name="name" required maxLength={200} value={props.initial} />
+        {/* uncontrolled: a re-render while the name is typed (the activity read answering) must not put the old one back */}
+        <input name="name" required maxLength={200} defaultValue={props.initial} />
       </label>
       <button type="submit">{props.submitLabel}</button>
       {error && <span role="alert" class="error">{error}</span>}
