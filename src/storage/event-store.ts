@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely'
+import type { Kysely, SelectQueryBuilder } from 'kysely'
 import type { Storage } from './storage.ts'
 import type { Connection, Database } from './tables.ts'
 
@@ -20,6 +20,23 @@ export interface EventStore extends Pick<Storage, 'jsonText' | 'jsonPathText' | 
   storedData(payload: Record<string, unknown>, columns: Record<string, unknown>, payloadJson: string): string
   /** Writes one module's event rows inside the ingest transaction `trx` (of `Storage.db`): durable once it commits. */
   append(trx: Connection, table: string, rows: Record<string, unknown>[]): Promise<void>
+  /** The `n`-th newest (by `ts`, then `id`) of the event rows `rows` selects from `db`; undefined when it selects fewer. */
+  nthNewest(rows: EventRows, n: number): Promise<EventPosition | undefined>
+}
+
+/** A query of event rows, filtered but not yet selected, ordered or limited. */
+export type EventRows = SelectQueryBuilder<any, any, {}>
+
+/** Where an event sits in newest-first order. */
+export interface EventPosition {
+  ts: number
+  id: string
+}
+
+/** `nthNewest` where an offset walks an index on (project, ts, id): one index walk of `n` entries. */
+export async function nthNewestByOffset(rows: EventRows, n: number): Promise<EventPosition | undefined> {
+  const row = await rows.select(['ts', 'id']).orderBy('ts', 'desc').orderBy('id', 'desc').offset(n - 1).limit(1).executeTakeFirst()
+  return row && { ts: Number(row.ts), id: String(row.id) }
 }
 
 /** The event store of a database that holds its event tables itself. */
@@ -34,5 +51,6 @@ export function sameDatabaseEvents(storage: Storage): EventStore {
     containsText: storage.containsText,
     percentilesByGroup: storage.percentilesByGroup,
     append: (trx, table, rows) => storage.insertRows(trx, table, rows),
+    nthNewest: nthNewestByOffset,
   }
 }

@@ -5,7 +5,7 @@ import { DuckDBInstance, type DuckDBAppender } from '@duckdb/node-api'
 import { Kysely, sql, type Generated } from 'kysely'
 import { percentilesAtRanks } from '../percentiles.ts'
 import { likePattern, type SpaceManagement, type Storage } from '../storage.ts'
-import type { EventStore } from '../event-store.ts'
+import { nthNewestByOffset, type EventPosition, type EventRows, type EventStore } from '../event-store.ts'
 import { tablesOf, type Connection, type Database } from '../tables.ts'
 import type { Migration } from '../migrations.ts'
 import { DuckdbDialect } from './duckdb-dialect.ts'
@@ -197,6 +197,7 @@ export async function withDuckdbEvents(storage: Storage, file: string, tables: s
     containsText: (column, needle) => sql<boolean>`${sql.ref(column)} ilike ${likePattern(needle)} escape '\\'`,
     percentilesByGroup: (values, columns, percentiles) => percentilesAtRanks(values, columns, percentiles),
     append,
+    nthNewest,
   }
   const held = new Set(tables)
 
@@ -240,6 +241,30 @@ export async function withDuckdbEvents(storage: Storage, file: string, tables: s
       await storage.close()
     },
   }
+}
+
+/** The spans back from the newest row that `nthNewest` counts, five a query: 1 min × 4^i, the last one unbounded. */
+const SPAN_BATCHES = [0, 5, 10].map((first) => Array.from({ length: 5 }, (_, i) => (first + i === 14 ? Infinity : 60_000 * 4 ** (first + i))))
+
+/**
+ * DuckDB sorts every matching row for an offset past its top-N bound (5,000 rows, or 0.7 % of its
+ * estimate of the matching rows): 3.1 s for the 20,000th newest of 10M logs. A time bound it prunes by
+ * row-group min/max instead, the rows arriving in time order. So this counts the rows within spans
+ * 4× wider each time back from the newest row (five spans a query, the widest bounding its scan),
+ * and sorts only the rows of the narrowest span that holds `n`.
+ */
+async function nthNewest(rows: EventRows, n: number): Promise<EventPosition | undefined> {
+  const newest = await rows.select('ts').orderBy('ts', 'desc').limit(1).executeTakeFirst()
+  if (!newest) return undefined
+  const within = (query: EventRows, span: number) => (span === Infinity ? query : query.where('ts', '>=', Number(newest.ts) - span))
+  for (const spans of SPAN_BATCHES) {
+    const counts = await within(rows, spans[spans.length - 1])
+      .select((eb) => spans.map((span, i) => (span === Infinity ? eb.fn.countAll() : eb.fn.countAll().filterWhere('ts', '>=', Number(newest.ts) - span)).as(`within${i}`)))
+      .executeTakeFirstOrThrow()
+    const holding = spans.findIndex((_, i) => Number(counts[`within${i}`]) >= n)
+    if (holding >= 0) return nthNewestByOffset(within(rows, spans[holding]), n)
+  }
+  return undefined
 }
 
 function appendBlock(appender: DuckDBAppender, columns: { name: string; type: ColumnType }[], block: Block) {
