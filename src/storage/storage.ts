@@ -177,7 +177,8 @@ async function openDatabase(databaseUrl: string, options: StorageOptions): Promi
     const file = databaseUrl.slice('sqlite:'.length)
     const storage = openSqliteStorage(file, options.sqliteSynchronous, undefined, options.poolWaitMs, options.writerThread)
     if (options.eventStore !== 'duckdb' || file === ':memory:') return storage
-    const { withDuckdbEvents } = await import('./duckdb/duckdb-events.ts')
+    const { withDuckdbEvents, withDuckdbOutbox } = await import('./duckdb/duckdb-events.ts')
+    if (options.writerThread) return withDuckdbOutbox(storage, options.columnarTables ?? [])
     return withDuckdbEvents(storage, file, options.columnarTables ?? [])
   }
   const { openPostgresStorage } = await import('./postgres/postgres-storage.ts')

@@ -48,6 +48,40 @@ function decodeBlock(block: Uint8Array): Block {
   return JSON.parse(zlib.inflateRawSync(block).toString('utf8')) as Block
 }
 
+/** Writes `rows` of `table` to the outbox as one block, inside the ingest transaction `trx`. */
+async function appendToOutbox(trx: Connection, table: string, rows: Record<string, unknown>[]) {
+  if (rows.length === 0) return
+  let first = Infinity
+  let last = -Infinity
+  for (const row of rows) {
+    const ts = Number(row.ts)
+    if (ts < first) first = ts
+    if (ts > last) last = ts
+  }
+  await tablesOf<OutboxTables>(trx).insertInto('event_outbox').values({ event_table: table, events: rows.length, first_ts: first, last_ts: last, block: encodeBlock(rows) }).execute()
+}
+
+/**
+ * The storage of the ingest writer's thread (src/ingest/ingest-writer-thread.ts) when `tables` live in
+ * DuckDB: it writes their rows to the outbox in its ingest transactions and opens no DuckDB of its own
+ * (one process holds the file); the event loop's thread (`withDuckdbEvents`) applies them and reads them.
+ */
+export function withDuckdbOutbox(storage: Storage, tables: string[]): Storage {
+  const held = new Set(tables)
+  const unreadable = new Proxy({} as Kysely<Database>, {
+    get() {
+      throw new Error("DuckDB's event tables are read on the event loop's thread; a writer thread only appends to their outbox")
+    },
+  })
+  return {
+    ...storage,
+    eventsOf(table) {
+      const rowStore = storage.eventsOf(table)
+      return held.has(table) ? { ...rowStore, db: unreadable, append: appendToOutbox } : rowStore
+    },
+  }
+}
+
 /** A JSON path for `json_extract_string`: `$."a"."b"`. */
 function jsonPath(keys: string[]): string {
   return '$' + keys.map((key) => '."' + key.replace(/"/g, '') + '"').join('')
@@ -93,7 +127,13 @@ export async function withDuckdbEvents(storage: Storage, file: string, tables: s
     await applyAll()
   }
 
-  const ready = () => (started ??= start())
+  // Not kept when it fails: with the writer thread the timer looks from the start, before migrations
+  // may have made the tables, and a later look starts it then.
+  const ready = () =>
+    (started ??= start().catch((error: unknown) => {
+      started = null
+      throw error
+    }))
 
   async function applyAll() {
     while (await applyPass());
@@ -166,8 +206,9 @@ export async function withDuckdbEvents(storage: Storage, file: string, tables: s
     return again
   }
 
+  // The writer thread's appends (withDuckdbOutbox) are not counted here: with it, every tick looks.
   const timer = setInterval(() => {
-    if (pendingEvents > 0 && !applying) materialise().catch(() => {})
+    if ((pendingEvents > 0 || storage.writerLock) && !applying) materialise().catch(() => {})
   }, MATERIALISE_EVERY_MS)
   timer.unref()
 
@@ -175,14 +216,7 @@ export async function withDuckdbEvents(storage: Storage, file: string, tables: s
 
   async function append(trx: Connection, table: string, rows: Record<string, unknown>[]) {
     if (rows.length === 0) return
-    let first = Infinity
-    let last = -Infinity
-    for (const row of rows) {
-      const ts = Number(row.ts)
-      if (ts < first) first = ts
-      if (ts > last) last = ts
-    }
-    await tablesOf<OutboxTables>(trx).insertInto('event_outbox').values({ event_table: table, events: rows.length, first_ts: first, last_ts: last, block: encodeBlock(rows) }).execute()
+    await appendToOutbox(trx, table, rows)
     pendingEvents += rows.length
     if (pendingEvents >= MATERIALISE_EVENTS) setImmediate(() => materialise().catch(() => {}))
   }
@@ -225,8 +259,6 @@ export async function withDuckdbEvents(storage: Storage, file: string, tables: s
     ...storage,
     space,
     eventsOf: (table) => (held.has(table) ? events : storage.eventsOf(table)),
-    // The outbox's appends wake this process's materialiser: ingest stays on the event loop's thread.
-    writerLock: undefined,
     layoutMigrations: [...storage.layoutMigrations, outboxMigration],
     async close() {
       clearInterval(timer)
