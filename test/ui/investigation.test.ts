@@ -35,13 +35,20 @@ async function capture(t: TestPortal, project: TestProject, body: Record<string,
   return answer.body
 }
 
-/** A checkout that failed: a trace across two services, its logs, the error it raised, and the deploy of the release that raised it. */
+// Enough spans before the failing one to push it below the fold of an 860 px window.
+const CART_ITEMS = 40
+
+/** A checkout that failed: a trace across three services, its logs, the error it raised, and the deploy of the release that raised it. */
 async function seedIncident(t: TestPortal, name: string): Promise<TestProject> {
   const project = await createProject(t, name)
   const start = Date.parse(ago(4))
   await ingested(t, project, [
     event('trace', { traceId: TRACE_ID, spanId: 'a1', serviceName: 'gateway', name: 'POST /checkout', durationMs: 240 }, new Date(start).toISOString()),
-    event('trace', { traceId: TRACE_ID, spanId: 'b2', parentSpanId: 'a1', serviceName: 'billing', name: 'charge card', durationMs: 180, status: 'error' }, new Date(start + 20).toISOString()),
+    // the cart's items load before the charge, so the failing span starts below the fold
+    ...Array.from({ length: CART_ITEMS }, (_, item) =>
+      event('trace', { traceId: TRACE_ID, spanId: `c${item}`, parentSpanId: 'a1', serviceName: 'cart', name: `load cart item ${item}`, durationMs: 2 }, new Date(start + 1 + (item % 18)).toISOString()),
+    ),
+    event('trace', { traceId: TRACE_ID, spanId: 'b2', parentSpanId: 'a1', serviceName: 'billing', name: 'charge card', durationMs: 180, status: 'error', attributes: { 'payment.provider': 'acme-pay' } }, new Date(start + 20).toISOString()),
     event('log', { level: 'info', module: 'http', message: 'checkout started', traceId: TRACE_ID, fields: { requestId: 'req_77' } }, new Date(start + 5).toISOString()),
     event('log', { level: 'error', module: 'billing', message: 'invoice total missing', traceId: TRACE_ID, fields: { requestId: 'req_77' } }, new Date(start + 30).toISOString()),
     event('log', { level: 'info', module: 'http', message: 'another request entirely', traceId: 'ffffffffffffffffffffffffffffffff' }, new Date(start + 60).toISOString()),
@@ -84,11 +91,32 @@ describe('investigating in Chromium: linked signals, time in hand, the error gro
     const project = await seedIncident(t, 'incident')
     await signIn(page, `${t.url}/p/${project.id}/errors`, t.viewerToken)
     await page.getByRole('link', { name: /TypeError/ }).click()
+    await page.waitForURL(/\/errors\/[^/?]+$/)
+    const groupUrl = page.url()
 
-    // error occurrence → trace (and span)
+    // error occurrence → trace, its span opened, highlighted and scrolled to
     await page.getByRole('link', { name: `Trace ${TRACE_ID.slice(0, 8)}, span b2` }).click()
     await page.getByRole('heading', { name: 'POST /checkout' }).waitFor()
     assert.match(page.url(), new RegExp(`/traces/${TRACE_ID}\\?span=b2$`))
+    const span = page.getByRole('list', { name: /^Spans/ }).getByRole('listitem').filter({ hasText: 'charge card' })
+    await span.getByRole('row', { name: 'payment.provider acme-pay' }).waitFor()
+    assert.equal(await span.getAttribute('aria-current'), 'true', 'the span of the link is the current one')
+    assert.equal(await page.locator('.waterfall > li[aria-current]').count(), 1)
+    const background = (item: Element) => getComputedStyle(item.querySelector('summary')!).backgroundColor
+    const otherSpan = page.getByRole('list', { name: /^Spans/ }).getByRole('listitem').filter({ hasText: 'load cart item 0' })
+    assert.notEqual(await span.evaluate(background), await otherSpan.evaluate(background), 'the current span stands out')
+    const inView = (item: Element | null) => {
+      const box = item!.querySelector('summary')!.getBoundingClientRect()
+      return box.top >= 0 && box.bottom <= window.innerHeight
+    }
+    await page.waitForFunction(inView, await span.elementHandle(), { timeout: 5_000 })
+
+    // span → the error group of the occurrence raised in it, and back
+    await span.getByRole('link', { name: /TypeError/ }).click()
+    await page.waitForURL((url) => url.href.startsWith(`${groupUrl}?occurrence=`))
+    await page.getByRole('article', { name: 'This occurrence' }).waitFor()
+    await page.goBack()
+    await page.getByRole('heading', { name: 'POST /checkout' }).waitFor()
 
     // trace → its errors and its logs
     const signals = page.getByRole('region', { name: 'Signals of this trace' })

@@ -1,5 +1,8 @@
+import type { ComponentChildren } from 'preact'
+import { useEffect, useRef } from 'preact/hooks'
 import { Badge } from '../components.tsx'
 import type { components } from '../api-types.generated.ts'
+import { SpanErrors, type TraceOccurrence } from '../components/trace-links.tsx'
 
 export type Span = components['schemas']['Span']
 
@@ -74,11 +77,22 @@ export function ServiceLegend({ colours }: { colours: Map<string | null, string>
   )
 }
 
-export function Waterfall({ trace }: { trace: WaterfallTrace }) {
+interface WaterfallProps {
+  project: string
+  trace: WaterfallTrace
+  /** the span a link named (`?span=`): opened, marked and scrolled to */
+  currentSpanId?: string
+  /** the error occurrences raised in each span, by span id */
+  errorsBySpan: ReadonlyMap<string, TraceOccurrence[]>
+}
+
+export function Waterfall({ project, trace, currentSpanId, errorsBySpan }: WaterfallProps) {
   const start = Date.parse(trace.startedAt)
   const total = trace.durationMs || 1
   const colours = serviceColours(trace.services)
   const ticks = axisTicks(trace.durationMs)
+  const currentSpan = useRef<HTMLLIElement>(null)
+  useEffect(() => currentSpan.current?.scrollIntoView({ block: 'center' }), [currentSpanId, trace])
   return (
     <>
       <ServiceLegend colours={colours} />
@@ -99,12 +113,15 @@ export function Waterfall({ trace }: { trace: WaterfallTrace }) {
             const offset = Math.min(((Date.parse(span.startedAt) - start) / total) * 100, 99.7)
             const width = Math.min(Math.max(((span.durationMs ?? 0) / total) * 100, 0.3), 100 - offset)
             const error = spanError(span)
+            const occurrences = errorsBySpan.get(span.spanId) ?? []
+            const current = span.spanId === currentSpanId
             return (
-              <li class={error ? 'span-error' : undefined}>
-                <details>
+              <li class={error ? 'span-error' : undefined} aria-current={current ? 'true' : undefined} ref={current ? currentSpan : undefined}>
+                <details open={current}>
                   <summary>
                     <span class="span-name" style={{ paddingLeft: `${Math.min(depth, 12) * 0.9}em` }}>
                       {error && <Badge value="error" tone="failed" />}
+                      {occurrences.length > 0 && <Badge value={`${occurrences.length} exception${occurrences.length === 1 ? '' : 's'}`} tone="failed" />}
                       {span.name ?? span.spanId} <span class="muted">{span.serviceName}</span>
                     </span>
                     <span class="span-track" aria-hidden="true">
@@ -115,7 +132,9 @@ export function Waterfall({ trace }: { trace: WaterfallTrace }) {
                     </span>
                     <span class="num">{span.durationMs === null ? '—' : formatMs(span.durationMs)}</span>
                   </summary>
-                  <SpanDetail span={span} error={error} offsetMs={Date.parse(span.startedAt) - start} />
+                  <SpanDetail span={span} error={error} offsetMs={Date.parse(span.startedAt) - start}>
+                    {occurrences.length > 0 && <SpanErrors project={project} occurrences={occurrences} />}
+                  </SpanDetail>
                 </details>
               </li>
             )
@@ -130,8 +149,8 @@ function text(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value)
 }
 
-/** A span's facts and attributes as rows to read, not a JSON dump; nested values stay JSON in their cell. */
-function SpanDetail({ span, error, offsetMs }: { span: Span; error: string | null; offsetMs: number }) {
+/** A span's facts and attributes as rows to read, not a JSON dump; nested values stay JSON in their cell; `children` (its errors) first. */
+function SpanDetail({ span, error, offsetMs, children }: { span: Span; error: string | null; offsetMs: number; children?: ComponentChildren }) {
   const { attributes, status, events, links, traceId: _t, spanId: _s, parentSpanId: _p, serviceName: _n, name: _m, durationMs: _d, ...rest } = span.data as Record<string, unknown>
   const facts: [string, unknown][] = [
     ['span id', span.spanId],
@@ -144,6 +163,7 @@ function SpanDetail({ span, error, offsetMs }: { span: Span; error: string | nul
   const attributeRows = Object.entries((attributes ?? {}) as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b))
   return (
     <div class="span-detail">
+      {children}
       <KeyValues title="Span" rows={facts} />
       {attributeRows.length > 0 && <KeyValues title="Attributes" rows={attributeRows} />}
       {Array.isArray(events) && events.length > 0 && <KeyValues title="Events" rows={events.map((event: any) => [`${event.name} at ${event.ts}`, event.attributes])} />}

@@ -3,7 +3,7 @@ import type { TargetedSubmitEvent } from 'preact'
 import { Filters, LoadState, PagedTable, Time } from '../components.tsx'
 import { TimeRangeControl, useTimeRange } from '../components/time.tsx'
 import { Link, navigate, useFilters } from '../router.tsx'
-import { TraceSignals } from '../components/trace-links.tsx'
+import { errorsBySpan, TraceSignals, useTraceErrors } from '../components/trace-links.tsx'
 import type { components } from '../api-types.generated.ts'
 import { formatMs, Waterfall } from './trace-waterfall.tsx'
 
@@ -59,6 +59,8 @@ export function TracesPage({ project }: { project: string }) {
 
 export function TracePage({ project, traceId }: { project: string; traceId: string }) {
   const trace = useGet<TraceDetail>(`/api/traces/${encodeURIComponent(traceId)}${queryString({ project_id: project })}`)
+  const errors = useTraceErrors(project, traceId)
+  const { span } = useFilters(['span'])
   const detail = trace.data
   return (
     <section>
@@ -72,9 +74,9 @@ export function TracePage({ project, traceId }: { project: string; traceId: stri
           <p class="facts">
             <code>{detail.traceId}</code> · {detail.spanCount} spans · {formatMs(detail.durationMs)} · {detail.services.join(', ')} · started <Time iso={detail.startedAt} />
           </p>
-          <TraceSignals project={project} trace={detail} />
+          <TraceSignals project={project} trace={detail} errors={errors} />
           {detail.truncated && <p class="state">This trace has more spans than the portal returns; the first {detail.spans.length} are shown.</p>}
-          <Waterfall trace={detail} />
+          <Waterfall project={project} trace={detail} currentSpanId={span} errorsBySpan={errorsBySpan(errors.items)} />
         </>
       )}
     </section>
