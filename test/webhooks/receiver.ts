@@ -7,6 +7,8 @@ export interface ReceivedCall {
   headers: Record<string, string>
   body: string
   at: number
+  /** When the connection closed: the answer sent, or the caller gone (a hung call's timeout). */
+  endedAt?: number
 }
 
 type Answer = (call: ReceivedCall, response: http.ServerResponse, request: http.IncomingMessage) => void
@@ -50,6 +52,7 @@ export async function startReceiver(): Promise<Receiver> {
       const path = request.url ?? '/'
       const call: ReceivedCall = { path, headers: request.headers as Record<string, string>, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() }
       calls.push(call)
+      response.once('close', () => (call.endedAt = Date.now()))
       const behaviour = overrides.get(path) ?? BEHAVIOURS[path.split('/')[1]] ?? BEHAVIOURS.ok
       behaviour(call, response, request)
     })
