@@ -2,6 +2,8 @@ import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { context, propagation, trace } from '@opentelemetry/api'
+import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node'
 import * as Sentry from '@sentry/node'
 import { DIALECTS, createProject, readAll, startTestPortal, type TestPortal, type TestProject } from '../support/portal.ts'
 
@@ -91,6 +93,30 @@ for (const dialect of DIALECTS) {
       assert.equal(logs[0].data.message, 'checkout queue is long')
       assert.equal(logs[0].data.fields.release, 'shop@1.4.2')
       assert.ok(!t.logs.join('').includes(sentry.key), 'the key is never logged')
+    })
+
+    test('an exception captured inside an active OpenTelemetry span (openTelemetryIntegration) is stored with that trace and span, and found by the trace', async () => {
+      const provider = new NodeTracerProvider()
+      provider.register()
+      try {
+        Sentry.init({ dsn: sentry.dsn, defaultIntegrations: false, release: 'traced@1', integrations: [Sentry.openTelemetryIntegration()] })
+        const span = trace.getTracer('checkout').startActiveSpan('charge card', (active) => {
+          Sentry.captureException(failInCheckout(8))
+          active.end()
+          return active.spanContext()
+        })
+        assert.equal(await Sentry.flush(5000), true)
+
+        const [group] = await readAll(t, `/api/errors/groups?project_id=${project.id}&release=traced@1`)
+        const [occurrence] = await readAll(t, `/api/errors/groups/${group.fingerprint}/occurrences`)
+        assert.equal(occurrence.traceId, span.traceId)
+        assert.equal(occurrence.spanId, span.spanId)
+        const ofTrace = await readAll(t, `/api/errors/occurrences?project_id=${project.id}&trace_id=${span.traceId}`)
+        assert.deepEqual(ofTrace.map((found) => found.id), [occurrence.id])
+      } finally {
+        await provider.shutdown()
+        for (const api of [trace, context, propagation]) api.disable()
+      }
     })
 
     test('a fingerprint set with scope.setFingerprint groups as Sentry does, {{ default }} standing for the computed one', async () => {
