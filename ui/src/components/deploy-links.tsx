@@ -1,10 +1,14 @@
-import { queryString } from '../api.ts'
+import { queryString, useGet } from '../api.ts'
 import { Link } from '../router.tsx'
 import type { components } from '../api-types.generated.ts'
 import { ErrorVolume } from './error-stream.tsx'
 import type { TimeRange } from './time.tsx'
 
 type DeployEvent = components['schemas']['DeployEvent']
+
+type OccurrenceHistogram = components['schemas']['ErrorOccurrenceHistogram']
+
+const HOUR_MS = 3_600_000
 
 /** The release a deploy shipped, as error events name it: its `release` field, else its `version` (the API's `release` filter reads the same). */
 export function deployRelease(deploy: DeployEvent): string | undefined {
@@ -42,4 +46,23 @@ export function DeployErrors({ project, range, deploys }: { project: string; ran
       }))}
     />
   )
+}
+
+/** Error events stored in the hour before a deploy and in the hour after it: the jump a bad release makes, on its own row. */
+export function ErrorsAroundDeploy({ project, deploy }: { project: string; deploy: DeployEvent }) {
+  const deployedMs = Date.parse(deploy.ts)
+  const before = useErrorEventCount(project, deployedMs - HOUR_MS, deployedMs)
+  const after = useErrorEventCount(project, deployedMs, deployedMs + HOUR_MS)
+  const afterSoFar = Date.now() < deployedMs + HOUR_MS
+  return (
+    <span title={`error events stored in the hour before this deploy and in the hour after it${afterSoFar ? ' (not over yet)' : ''}`}>
+      {before ?? '…'} before · {after ?? '…'} after{afterSoFar ? ' so far' : ''}
+    </span>
+  )
+}
+
+/** Error events stored in [fromMs, toMs), which spans at most two buckets of an hour: the histogram's total counts it exactly. */
+function useErrorEventCount(project: string, fromMs: number, toMs: number): number | undefined {
+  const between = { project_id: project, from: new Date(fromMs).toISOString(), to: new Date(toMs).toISOString(), bucket_seconds: HOUR_MS / 1000 }
+  return useGet<OccurrenceHistogram>(`/api/errors/histogram${queryString(between)}`).data?.total
 }

@@ -2,7 +2,7 @@ import { queryString, usePaged } from '../api.ts'
 import { Badge, Filters, PagedTable, Time } from '../components.tsx'
 import { Link, useFilters, withParams } from '../router.tsx'
 import { TimeRangeControl, useTimeRange } from '../components/time.tsx'
-import { DeployErrors, deployRelease, NewErrorsLink } from '../components/deploy-links.tsx'
+import { DeployErrors, deployRelease, ErrorsAroundDeploy, NewErrorsLink } from '../components/deploy-links.tsx'
 import type { components } from '../api-types.generated.ts'
 
 type LatestDeploy = components['schemas']['LatestDeploy']
@@ -57,6 +57,7 @@ export function DeploysPage({ project }: { project: string }) {
           { title: 'Commit', render: (event) => <code>{event.data.commit?.slice(0, 10) ?? '—'}</code> },
           { title: 'Release', render: (event) => deployRelease(event) ?? '—' },
           { title: 'Errors', render: (event) => <NewErrorsLink project={project} deploy={event} /> },
+          { title: 'Error events, hour before · after', render: (event) => <ErrorsAroundDeploy project={project} deploy={event} /> },
         ]}
       />
     </section>
