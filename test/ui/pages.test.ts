@@ -27,6 +27,66 @@ function matches(pattern: string, url: string): boolean {
   return new RegExp(`^${pattern.replace(/:\w+/g, '[^/]+')}/?$`).test(pathname)
 }
 
+const APP_ROUTES = routePatterns()
+
+/** The phone widths the UI promises to work at: from 360 px up. */
+const NARROW_WIDTHS = [360, 390]
+
+/** Opens `url` and waits for its heading and for the lists after it (nothing says Loading); answers the heading. */
+async function settledAt(page: Page, url: string): Promise<string> {
+  await page.goto(url)
+  const heading = page.locator('main h1').first()
+  await heading.waitFor()
+  await page.waitForFunction(() => !document.querySelector('main')?.textContent?.includes('Loading'), undefined, { timeout: 10_000 })
+  return (await heading.textContent())!
+}
+
+/** How far the page reaches past a screen `width` wide, naming the outermost element no scrolling box clips; null when it fits. */
+async function horizontalOverflow(page: Page, width: number): Promise<string | null> {
+  const reach = await page.evaluate(() => document.documentElement.scrollWidth)
+  if (reach <= width) return null
+  const culprit = await page.evaluate(() => {
+    const all = [...document.querySelectorAll('body *')] as HTMLElement[]
+    const wide = all.find((element) => {
+      if (element.getBoundingClientRect().right <= window.innerWidth + 1) return false
+      for (let parent = element.parentElement; parent; parent = parent.parentElement) if (getComputedStyle(parent).overflowX !== 'visible') return false
+      return true
+    })
+    return wide ? `${wide.tagName.toLowerCase()}.${wide.className} “${(wide.textContent ?? '').slice(0, 40)}”` : 'unknown'
+  })
+  return `${reach} px (${culprit})`
+}
+
+/** A page's kind: its route and the names of its query parameters (a flag's page, the performance page of one metric). */
+function pageShape(url: string): string {
+  const { pathname, searchParams } = new URL(url, 'http://x')
+  const route = APP_ROUTES.find((pattern) => matches(pattern, pathname)) ?? pathname
+  return [route, ...[...searchParams.keys()].sort()].join(' ')
+}
+
+/**
+ * A section's pages: its own, then those its links lead to beneath it (a group, a delivery, a branch's commits),
+ * one of each shape, so the check reaches every page of a module without naming an id; `visit` runs on each.
+ */
+async function sectionPages(page: Page, origin: string, section: string, visit: (url: string) => Promise<void>): Promise<string[]> {
+  const shapes = new Set([pageShape(section)])
+  const pages: string[] = []
+  for (const queue = [section]; queue.length > 0; ) {
+    const url = queue.shift()!
+    await settledAt(page, origin + url)
+    await visit(url)
+    pages.push(url)
+    const links = await page.locator('main a[href]').evaluateAll((anchors) => anchors.map((anchor) => anchor.getAttribute('href')!))
+    for (const link of links) {
+      if (!link.startsWith(`${section}/`) && !link.startsWith(`${section}?`)) continue
+      if (shapes.has(pageShape(link))) continue
+      shapes.add(pageShape(link))
+      queue.push(link)
+    }
+  }
+  return pages
+}
+
 // Traces, webhooks, every module's page, narrow screens and onboarding, in real Chromium against a real portal.
 describe('web UI pages in Chromium', () => {
   let t: TestPortal
@@ -34,21 +94,18 @@ describe('web UI pages in Chromium', () => {
   let shop: TestProject
   let page: Page
   let receiver: Receiver
-  let fingerprint: string
-  let failedDelivery: string
   let failingEndpoint: string
   before(async () => {
     t = await startTestPortal('sqlite', { ...FAST_WEBHOOKS, INGEST_RATE_LIMIT_EVENTS_PER_SECOND: '1000000' })
     shop = await seedShop(t)
     await seedInvestigation(t, shop)
-    fingerprint = (await captureError(t, shop)).fingerprint
+    await captureError(t, shop)
     receiver = await startReceiver()
     const failing = await createEndpoint(t, shop.id, receiver.url('/fail/500'))
     const healthy = await createEndpoint(t, shop.id, receiver.url('/ok/crm'))
     failingEndpoint = failing.id
     const { deliveries } = await deliver(t, shop.id, 'invoice.paid', { invoice: 'inv_7' }, [failing.id, healthy.id])
     for (const delivery of deliveries) await endedDelivery(t, delivery.id)
-    failedDelivery = deliveries.find((delivery) => delivery.endpointId === failing.id)!.id
     browser = await openBrowser()
   })
   after(async () => {
@@ -61,61 +118,54 @@ describe('web UI pages in Chromium', () => {
   })
   afterEach(() => page.close())
 
-  test('at 390 px no page is wider than the screen: every route, tables scrolling inside their box', async () => {
+  test('at 360 and 390 px no page is wider than the screen: sign-in, onboarding, every module’s pages and every type’s events page, tables scrolling inside their box', async () => {
     const p = `/p/${shop.id}`
-    const urls = [
-      '/',
-      p,
-      `${p}/keys`,
-      `${p}/storage`,
-      `${p}/errors`,
-      `${p}/errors/${fingerprint}`,
-      `${p}/logs`,
-      `${p}/traces`,
-      `${p}/traces/${FAILING_TRACE_ID}`,
-      `${p}/deploys`,
-      `${p}/costs`,
-      `${p}/performance?metric=http.latency`,
-      `${p}/flags`,
-      `${p}/flags/new-checkout`,
-      `${p}/configs`,
-      `${p}/configs?path=config%2Fapp.yaml`,
-      `${p}/repository`,
-      `${p}/repository?branch=main`,
-      `${p}/events/log`,
-      `${p}/webhooks`,
-      `${p}/webhooks/deliveries`,
-      `${p}/webhooks/deliveries/${failedDelivery}`,
-      `${p}/audit`,
-      `${p}/tenants`,
-      `${p}/tenants/acme-corp`,
-      `${p}/video`,
-      `${p}/video/job-81`,
-    ]
-    for (const pattern of routePatterns()) assert.ok(urls.some((url) => matches(pattern, url)), `route ${pattern} is visited`)
-
-    await page.setViewportSize({ width: 390, height: 844 })
-    await signIn(page, `${t.url}/`, t.adminToken)
+    const empty = await createProject(t, 'empty')
     const tooWide: string[] = []
-    for (const url of urls) {
-      await page.goto(t.url + url)
-      await page.locator('main h1').first().waitFor()
-      // lists load after the heading: wait until nothing says Loading
-      await page.waitForFunction(() => !document.querySelector('main')?.textContent?.includes('Loading'), undefined, { timeout: 10_000 })
-      const width = await page.evaluate(() => document.documentElement.scrollWidth)
-      if (width > 390) {
-        // name the culprit: the outermost element reaching past the screen that no scrolling box clips
-        const culprit = await page.evaluate(() => {
-          const all = [...document.querySelectorAll('main *')] as HTMLElement[]
-          const wide = all.find((element) => {
-            if (element.getBoundingClientRect().right <= window.innerWidth + 1) return false
-            for (let parent = element.parentElement; parent; parent = parent.parentElement) if (getComputedStyle(parent).overflowX !== 'visible') return false
-            return true
-          })
-          return wide ? `${wide.tagName.toLowerCase()}.${wide.className} “${(wide.textContent ?? '').slice(0, 40)}”` : 'outside main'
-        })
-        tooWide.push(`${url}: ${width} px (${culprit})`)
+    const measure = async (url: string, width: number) => {
+      const overflow = await horizontalOverflow(page, width)
+      if (overflow) tooWide.push(`${url} at ${width} px: ${overflow}`)
+    }
+
+    for (const width of NARROW_WIDTHS) {
+      await page.setViewportSize({ width, height: 844 })
+      await page.goto(`${t.url}/`)
+      await page.getByRole('button', { name: 'Sign in' }).waitFor()
+      await measure('the sign-in page', width)
+    }
+    await signIn(page, `${t.url}/`, t.adminToken)
+
+    // the sections as the UI lists them (ui/src/modules.tsx over the registry), once its read of the registry's types has answered and been drawn
+    const registryRead = page.waitForResponse((response) => response.url().includes(`/api/projects/${shop.id}/retention`))
+    await page.goto(`${t.url}${p}`)
+    await registryRead
+    await page.waitForLoadState('networkidle')
+    const sections = await page.getByRole('navigation', { name: 'Project sections' }).getByRole('link').evaluateAll((links) => links.map((link) => link.getAttribute('href')!))
+    const start = ['/', p, ...eventTypes.map((type) => `${p}/events/${encodeURIComponent(type)}`)]
+
+    const [first, ...others] = NARROW_WIDTHS
+    await page.setViewportSize({ width: first, height: 844 })
+    const visited: string[] = []
+    for (const url of start) {
+      await settledAt(page, t.url + url)
+      await measure(url, first)
+      visited.push(url)
+    }
+    assert.equal(await settledAt(page, `${t.url}/p/${empty.id}`), 'Send your first events', 'an empty project shows onboarding')
+    await measure('the onboarding page', first)
+    for (const section of sections.filter((section) => section !== p)) {
+      for (const url of await sectionPages(page, t.url, section, (url) => measure(url, first))) visited.push(url)
+    }
+    for (const pattern of APP_ROUTES) assert.ok(visited.some((url) => matches(pattern, url)), `route ${pattern} is visited: ${visited.join(' ')}`)
+
+    for (const width of others) {
+      await page.setViewportSize({ width, height: 844 })
+      for (const url of visited) {
+        await settledAt(page, t.url + url)
+        await measure(url, width)
       }
+      await settledAt(page, `${t.url}/p/${empty.id}`)
+      await measure('the onboarding page', width)
     }
     assert.deepEqual(tooWide, [])
   })
