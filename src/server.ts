@@ -21,6 +21,7 @@ import { modules } from './modules/registry.ts'
 import { apiKeyRoutes } from './projects/api-key-routes.ts'
 import { projectRoutes } from './projects/routes.ts'
 import { projectActivityRoutes } from './projects/activity.ts'
+import { backupRoutes } from './backup/routes.ts'
 import { retentionRoutes } from './retention/routes.ts'
 
 const LOAD_SAMPLE_INTERVAL_MS = 500
@@ -97,6 +98,7 @@ export async function buildServer(ctx: PortalContext) {
   await app.register(projectActivityRoutes, { ctx })
   await app.register(apiKeyRoutes, { ctx })
   await app.register(retentionRoutes, { ctx })
+  await app.register(backupRoutes, { ctx })
   for (const module of modules) {
     await app.register(eventReads(module), { ctx, prefix: module.basePath })
     if (module.routes) await app.register(module.routes, { ctx, module, prefix: module.basePath })

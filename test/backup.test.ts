@@ -4,7 +4,8 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import SQLite from 'better-sqlite3'
-import { createProject, createTestDatabase, DIALECTS, event, ingest, readAll, requester, startTestPortalOn, type TestProject } from './support/portal.ts'
+import { createOrganization, createAccessToken } from '../src/identity/store.ts'
+import { createProject, createTestDatabase, DIALECTS, event, ingest, readAll, requester, startTestPortal, startTestPortalOn, type TestProject } from './support/portal.ts'
 import { killPortal, runPortalCli, spawnPortal } from './support/process.ts'
 
 const ADMIN = `pat_${'b'.repeat(32)}`
@@ -120,6 +121,90 @@ describe('portal backup', () => {
         await assert.rejects(runPortalCli({ DATABASE_URL: database.url }, ['backup', path.join(os.tmpdir(), 'never')]), /pg_dump/)
       } finally {
         await database.drop()
+      }
+    })
+  }
+})
+
+describe('POST /api/backups: the running portal writes a backup into its data folder', () => {
+  const stores = DIALECTS.includes('sqlite') ? [{ name: 'SQLite rows', env: { EVENT_STORE: 'sqlite' } }, { name: 'EVENT_STORE=duckdb', env: { EVENT_STORE: 'duckdb' } }] : []
+  for (const store of stores) {
+    test(`${store.name}: written while ingest goes on; a portal started on it reads every event acknowledged before it, once, and takes new ones`, { timeout: 120_000 }, async () => {
+      const t = await startTestPortal('sqlite', store.env)
+      try {
+        const project = await createProject(t)
+        const acknowledged: string[] = []
+        let writing = true
+        let n = 0
+        const writer = (async () => {
+          while (writing) {
+            const messages = Array.from({ length: 50 }, () => `m${n++}`)
+            if ((await ingest(t, project, messages.map((message) => event('log', { message })))).status === 200) acknowledged.push(...messages)
+          }
+        })()
+        await new Promise((resolve) => setTimeout(resolve, 300))
+        const beforeBackup = acknowledged.length
+        const response = await t.request('POST', '/api/backups', { token: t.adminToken })
+        const afterBackup = acknowledged.length
+        writing = false
+        await writer
+        assert.equal(response.status, 201, response.text)
+        const backup = response.body
+        assert.equal(backup.folder, path.join(t.config.dataDir, 'backups', backup.id))
+        const expected = store.env.EVENT_STORE === 'duckdb' ? ['portal.db', 'events.duckdb', 'secret.key'] : ['portal.db', 'secret.key']
+        assert.deepEqual(backup.files.map((file: { name: string }) => file.name), expected)
+        for (const file of backup.files) assert.equal(fs.statSync(path.join(backup.folder, file.name)).size, file.bytes)
+        assert.equal((fs.statSync(path.join(backup.folder, 'secret.key')).mode & 0o777).toString(8), '600')
+        assert.ok(acknowledged.length > beforeBackup, 'ingest went on')
+
+        const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'portal-restored-'))
+        fs.cpSync(backup.folder, folder, { recursive: true })
+        const restoredDatabase = { url: `sqlite:${path.join(folder, 'portal.db')}`, dataDir: folder, drop: async () => fs.rmSync(folder, { recursive: true, force: true }) }
+        let restored = await startTestPortalOn('sqlite', restoredDatabase, store.env)
+        try {
+          const read = (await readAll(restored, `/api/modules/logs/events?project_id=${project.id}`)).map((e: any) => e.data.message)
+          const messages = new Set(read)
+          assert.deepEqual(acknowledged.slice(0, beforeBackup).filter((message) => !messages.has(message)), [], 'every event acknowledged before the backup began is in it')
+          assert.equal(messages.size, read.length, 'none twice')
+          // Events taken after the restore survive a restart: the copy's outbox sequence and what DuckDB counts as applied agree.
+          const after = Array.from({ length: 50 }, (_, i) => `restored${i}`)
+          assert.equal((await ingest(restored, project, after.map((message) => event('log', { message })))).status, 200)
+          await restored.close()
+          restored = await startTestPortalOn('sqlite', restoredDatabase, store.env)
+          const reread = (await readAll(restored, `/api/modules/logs/events?project_id=${project.id}`)).map((e: any) => e.data.message)
+          assert.equal(reread.length, read.length + after.length)
+          console.log(`${store.name}: ${beforeBackup} events acknowledged before POST /api/backups, ${afterBackup} when it answered (${backup.durationMs} ms), ${read.length} in the copy`)
+        } finally {
+          await restored.close()
+          await restoredDatabase.drop()
+        }
+      } finally {
+        await t.close()
+      }
+    })
+  }
+
+  for (const dialect of DIALECTS) {
+    test(`${dialect}: only an admin of the default organisation may; a viewer or another organisation's admin is refused`, async () => {
+      const t = await startTestPortal(dialect)
+      try {
+        const viewer = await t.request('POST', '/api/backups', { token: t.viewerToken })
+        assert.equal(viewer.status, 403)
+        assert.equal(viewer.body.code, 'admin_required')
+        const org = await createOrganization(t.portal.ctx.storage.db, 'tenant')
+        const { token } = await createAccessToken(t.portal.ctx.storage.db, { orgId: org.id, role: 'admin', name: 'tenant admin' })
+        const tenantAdmin = await t.request('POST', '/api/backups', { token })
+        assert.equal(tenantAdmin.status, 403)
+        assert.equal(tenantAdmin.body.code, 'install_admin_required')
+        assert.equal(fs.existsSync(path.join(t.config.dataDir, 'backups')), false, 'a refused backup writes nothing')
+        if (dialect === 'postgres') {
+          const refused = await t.request('POST', '/api/backups', { token: t.adminToken })
+          assert.equal(refused.status, 409)
+          assert.equal(refused.body.code, 'backup_unsupported')
+          assert.match(refused.body.detail, /pg_dump/)
+        }
+      } finally {
+        await t.close()
       }
     })
   }

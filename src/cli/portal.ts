@@ -4,7 +4,7 @@ import { createAccessToken, createOrganization, DEFAULT_ORG_ID } from '../identi
 import { allMigrations, createLogger, openMigratedStorage, startPortal } from '../portal.ts'
 import { migrate } from '../storage/migrations.ts'
 import { openStorage } from '../storage/storage.ts'
-import { backupEmbedded, BackupError } from './backup.ts'
+import { backupEmbedded, BackupError } from '../backup/backup.ts'
 
 const USAGE = `usage: portal <command>
 

@@ -17,6 +17,7 @@ export const API_TAGS: { name: string; description: string }[] = [
   { name: 'ingest', description: 'Sending events: the signed batch of spec 4.1, taken with a project API key.' },
   { name: 'projects', description: 'Projects of the organisation: create, rename, soft-delete.' },
   { name: 'api keys', description: 'A project’s API keys (`pk_…`) and the webhook secret each signs ingest batches with.' },
+  { name: 'operations', description: 'Running the install: backups of the embedded database.' },
   ...modules.map((module) => ({
     name: module.name,
     description: `The ${module.name} module: events of type \`${module.type}\` (payload \`${pascalCase(module.type)}Payload\`), read under \`${module.basePath}\`.`,

@@ -94,6 +94,12 @@ export interface Storage {
    * detector or a serialization failure): the other has gone on, so running it again can succeed.
    */
   isConflict(error: unknown): boolean
+  /**
+   * Writes one consistent copy of this database's files into the empty folder `destination` while the portal
+   * runs, and returns the files written. Absent where the database is not the portal's own files (PostgreSQL:
+   * pg_dump backs it up) or has none (an in-memory SQLite).
+   */
+  backup?(destination: string): Promise<string[]>
   /** Commits a write: a database that answers reads but refuses writes (disk full, I/O errors) fails it. */
   ping(): Promise<void>
   close(): Promise<void>

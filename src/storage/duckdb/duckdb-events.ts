@@ -96,7 +96,8 @@ type ColumnType = 'VARCHAR' | 'BIGINT' | 'DOUBLE'
  * transaction, then deletes them from the outbox; a read first has every committed outbox row applied.
  */
 export async function withDuckdbEvents(storage: Storage, file: string, tables: string[]): Promise<Storage> {
-  const instance = await DuckDBInstance.create(path.join(path.dirname(path.resolve(file)), 'events.duckdb'), { threads: '1' })
+  const duckdbFile = path.join(path.dirname(path.resolve(file)), 'events.duckdb')
+  const instance = await DuckDBInstance.create(duckdbFile, { threads: '1' })
   // The materialiser's transactions run on their own connection; reads see what it has committed.
   const connection = await instance.connect()
   const readConnection = await instance.connect()
@@ -182,6 +183,19 @@ export async function withDuckdbEvents(storage: Storage, file: string, tables: s
   }
 
   /**
+   * Runs `work` while no materialiser pass runs and none starts; passes and reads asked for meanwhile wait
+   * for it. A backup copies SQLite and then DuckDB under it, so `outbox_applied.upto` in the copy never runs
+   * past the outbox's sequence in the copy (a restored portal would take the next rows' `seq` as applied).
+   */
+  async function exclusively<T>(work: () => Promise<T>): Promise<T> {
+    await ready()
+    while (applying) await applying.catch(() => {})
+    const run = work()
+    applying = run.then(() => {}, () => {}).finally(() => (applying = null))
+    return run
+  }
+
+  /**
    * Applies every outbox row committed before this call. A call while a pass runs waits for the next
    * pass, which every call arriving meanwhile shares.
    */
@@ -235,7 +249,7 @@ export async function withDuckdbEvents(storage: Storage, file: string, tables: s
   }
   const held = new Set(tables)
 
-  const duckdbFile = path.join(path.dirname(path.resolve(file)), 'events.duckdb')
+  const databaseName = String((await connection.runAndReadAll('select current_database()')).getRows()[0][0])
   const space: SpaceManagement = {
     ...storage.space,
     // Deleted rows' row groups go back to DuckDB's free list at a checkpoint; the file keeps its size and new rows reuse it.
@@ -255,9 +269,27 @@ export async function withDuckdbEvents(storage: Storage, file: string, tables: s
     },
   }
 
+  /** The state database's copy, then DuckDB's, with no materialiser pass between the two (see `exclusively`). */
+  function backup(destination: string): Promise<string[]> {
+    return exclusively(async () => {
+      const written = (await storage.backup?.(destination)) ?? []
+      const target = path.join(destination, path.basename(duckdbFile))
+      written.push(target)
+      await connection.run(`attach ${literal(target)} as backup_copy`)
+      try {
+        await connection.run(`copy from database ${quote(databaseName)} to backup_copy`)
+      } finally {
+        // Detaching checkpoints the copy: one file, no WAL beside it.
+        await connection.run('detach backup_copy')
+      }
+      return written
+    })
+  }
+
   return {
     ...storage,
     space,
+    backup,
     eventsOf: (table) => (held.has(table) ? events : storage.eventsOf(table)),
     layoutMigrations: [...storage.layoutMigrations, outboxMigration],
     async close() {
@@ -330,3 +362,4 @@ function duckdbType(sqliteType: string): ColumnType {
 }
 
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`
+const literal = (text: string) => `'${text.replace(/'/g, "''")}'`

@@ -24,6 +24,7 @@ import { sqliteInvalidations } from './sqlite-invalidations.ts'
 import { SqliteReader } from './sqlite-reader.ts'
 import { WriterLock } from './writer-lock.ts'
 import type { WriterThread } from '../storage.ts'
+import { copySqliteDatabase } from './sqlite-backup.ts'
 
 // SQLite's own, and the file system's that the WAL's fsync can fail with.
 const UNAVAILABLE_CODES = new Set(['SQLITE_READONLY', 'SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_CANTOPEN', 'SQLITE_BUSY', 'SQLITE_CORRUPT', 'EIO', 'ENOSPC', 'EDQUOT', 'EROFS', 'EFBIG'])
@@ -133,6 +134,7 @@ export function openSqliteStorage(
     // Extended codes (SQLITE_IOERR_WRITE, SQLITE_READONLY_DBMOVED) share their primary code's first two words.
     isUnavailable: (error) => UNAVAILABLE_CODES.has(String((error as { code?: unknown })?.code ?? '').split('_').slice(0, 2).join('_')),
     ping: () => writeHealthProbe(db),
+    backup: file === ':memory:' ? undefined : async (destination) => [await copySqliteDatabase(path.resolve(file), destination)],
     async close() {
       await space.close()
       await invalidations.close()

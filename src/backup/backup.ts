@@ -1,8 +1,8 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import SQLite from 'better-sqlite3'
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api'
 import type { Config } from '../config.ts'
+import { copySqliteDatabase } from '../storage/sqlite/sqlite-backup.ts'
 
 const KEY_FILE = 'secret.key'
 /** Where EVENT_STORE=duckdb keeps the module event rows: beside the SQLite file (src/storage/duckdb/duckdb-events.ts). */
@@ -15,8 +15,9 @@ const EVENTS_FILE = 'events.duckdb'
  * without which the copy's secrets are unreadable. With PORTAL_SECRET_KEY set there is no key file: that
  * value must be kept apart. Returns the files written; on failure it leaves none of them behind.
  *
- * events.duckdb (EVENT_STORE=duckdb) can only be copied with the portal stopped: DuckDB lets one process
- * open a file read-write and no other process open it at all meanwhile. So it is opened (read-only) first,
+ * events.duckdb (EVENT_STORE=duckdb) can only be copied by this command with the portal stopped: DuckDB lets
+ * one process open a file read-write and no other process open it at all meanwhile (a running portal copies
+ * it itself: `POST /api/backups`, src/backup/routes.ts). So it is opened (read-only) first,
  * and a running portal's lock refuses the backup before anything is written. Held for the whole backup,
  * that read-only lock also keeps a portal from starting and moving outbox rows into DuckDB between the two
  * copies; the outbox rows not yet applied travel in the SQLite copy and are applied at the restored start.
@@ -37,16 +38,8 @@ export async function backupEmbedded(config: Config, destination: string): Promi
   const events = fs.existsSync(eventsSource) ? await openEventsReadOnly(eventsSource) : undefined
   const written: string[] = []
   try {
-    fs.mkdirSync(destination, { recursive: true })
-    const database = new SQLite(source, { fileMustExist: true })
-    try {
-      // The portal's writes wait on SQLite's busy timeout, never on the backup, which reads a page range per step.
-      database.pragma('busy_timeout = 5000')
-      written.push(target)
-      await database.backup(target)
-    } finally {
-      database.close()
-    }
+    written.push(target)
+    await copySqliteDatabase(source, destination)
     if (events) {
       written.push(eventsTarget)
       await copyEvents(events, eventsTarget)
@@ -54,13 +47,7 @@ export async function backupEmbedded(config: Config, destination: string): Promi
       // A portal on EVENT_STORE=duckdb started during the SQLite copy: it may have moved outbox rows into DuckDB.
       throw new BackupError(`${eventsSource} appeared during the backup (a portal started?); stop the portal and run portal backup again`)
     }
-    const keyFile = path.join(config.dataDir, KEY_FILE)
-    if (config.secretKey === undefined && fs.existsSync(keyFile)) {
-      const keyTarget = path.join(destination, KEY_FILE)
-      fs.copyFileSync(keyFile, keyTarget)
-      fs.chmodSync(keyTarget, 0o600)
-      written.push(keyTarget)
-    }
+    written.push(...copyKeyFile(config, destination))
     return written
   } catch (error) {
     for (const file of written) for (const suffix of ['', '-journal', '.wal']) fs.rmSync(file + suffix, { force: true })
@@ -69,6 +56,20 @@ export async function backupEmbedded(config: Config, destination: string): Promi
     events?.connection.closeSync()
     events?.instance.closeSync()
   }
+}
+
+/**
+ * Copies the key file that webhook secrets are encrypted under into `destination` (mode 0600), without
+ * which a copy's secrets are unreadable; with PORTAL_SECRET_KEY set there is none, and that value must be
+ * kept apart. Returns the file written, if any.
+ */
+export function copyKeyFile(config: Pick<Config, 'dataDir' | 'secretKey'>, destination: string): string[] {
+  const keyFile = path.join(config.dataDir, KEY_FILE)
+  if (config.secretKey !== undefined || !fs.existsSync(keyFile)) return []
+  const keyTarget = path.join(destination, KEY_FILE)
+  fs.copyFileSync(keyFile, keyTarget)
+  fs.chmodSync(keyTarget, 0o600)
+  return [keyTarget]
 }
 
 /**
@@ -89,8 +90,9 @@ async function openEventsReadOnly(file: string): Promise<{ instance: DuckDBInsta
     if (/lock/i.test(message)) {
       throw new BackupError(
         `${file} is open in another process, most likely the running portal (EVENT_STORE=duckdb). DuckDB lets one process ` +
-          `open the file at a time, so the log events it holds cannot be copied while the portal runs: stop the portal, ` +
-          `run portal backup, then start the portal again. Nothing was written. (DuckDB: ${message})`,
+          `open the file at a time, so this command cannot copy the log events it holds while the portal runs: stop the portal, ` +
+          `run portal backup, then start the portal again; or have the running portal write the backup into its data ` +
+          `folder: POST /api/backups (docs/operations-guide.md). Nothing was written. (DuckDB: ${message})`,
       )
     }
     throw new BackupError(`cannot open ${file}: ${message}`)
