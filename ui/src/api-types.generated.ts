@@ -146,6 +146,46 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /**
+         * @description A consistent copy of the embedded database, written by the running portal into its data folder.
+         * @example {
+         *       "id": "bak_01jd3z8q6r2n5m7k9p4txyzabc",
+         *       "folder": "/var/lib/portal/data/backups/bak_01jd3z8q6r2n5m7k9p4txyzabc",
+         *       "files": [
+         *         {
+         *           "name": "portal.db",
+         *           "bytes": 4096000
+         *         },
+         *         {
+         *           "name": "events.duckdb",
+         *           "bytes": 44040192
+         *         },
+         *         {
+         *           "name": "secret.key",
+         *           "bytes": 64
+         *         }
+         *       ],
+         *       "createdAt": "2026-11-27T03:00:00.000Z",
+         *       "durationMs": 840
+         *     }
+         */
+        Backup: {
+            /** @description bak_…, also the name of its folder */
+            id: string;
+            /** @description where the portal wrote it, on the portal’s host: `<PORTAL_DATA_DIR>/backups/<id>` */
+            folder: string;
+            /** @description what it holds; the folder is a data folder a portal starts on as it is */
+            files: {
+                name: string;
+                bytes: number;
+            }[];
+            /**
+             * Format: date-time
+             * @description when the copy began: it holds every event acknowledged before then
+             */
+            createdAt: string;
+            durationMs: number;
+        };
         /** @description Fields not listed here are kept in the occurrence’s `metadata`. */
         CaptureRequest: {
             /** @description exception name, e.g. TypeError */
@@ -2365,6 +2405,27 @@ export interface components {
             };
         };
         /** @description The request conflicts with one in flight. */
+        ConflictBackupUnsupported: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Conflict",
+                 *       "status": 409,
+                 *       "detail": "backup_unsupported: the `detail` names the field or header at fault",
+                 *       "code": "backup_unsupported"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code?: "backup_unsupported";
+                };
+            };
+        };
+        /** @description The request conflicts with one in flight. */
         ConflictDeliveryPendingEndpointDisabled: {
             headers: {
                 [name: string]: unknown;
@@ -2529,6 +2590,27 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {string} */
                     code?: "api_key_required" | "scope_required";
+                };
+            };
+        };
+        /** @description The token is valid but may not do this (viewer writing, API key reading, API key without the scope, bad signature). */
+        ForbiddenInstallAdminRequiredAccessTokenRequiredAdminRequired: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Forbidden",
+                 *       "status": 403,
+                 *       "detail": "install_admin_required: the `detail` names the field or header at fault",
+                 *       "code": "install_admin_required"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code?: "install_admin_required" | "access_token_required" | "admin_required";
                 };
             };
         };
