@@ -74,3 +74,63 @@ for (const dialect of DIALECTS) {
     }
   })
 }
+
+if (DIALECTS.includes('sqlite')) {
+  describe('a graceful stop of the DuckDB event store under reads', () => {
+    test('SIGTERM while log searches run: the portal exits, and a restart reads every acknowledged log', { timeout: 300_000 }, async (t) => {
+      const database = await createTestDatabase('sqlite')
+      const env: Record<string, string> = {
+        DATABASE_URL: database.url,
+        PORTAL_DATA_DIR: database.dataDir,
+        PORTAL_BOOTSTRAP_TOKEN: ADMIN,
+        EVENT_STORE: 'duckdb',
+        INGEST_RATE_LIMIT_EVENTS_PER_SECOND: '10000000',
+        INGEST_RATE_LIMIT_BATCHES_PER_SECOND: '1000000',
+      }
+      let portal = await spawnPortal(env)
+      try {
+        let client = { request: requester(portal.url), adminToken: ADMIN }
+        const project = await createProject(client, 'graceful stop')
+        let acknowledged = 0
+        for (let batch = 0; batch < 200; batch++) {
+          const response = await ingest(client, project, Array.from({ length: 500 }, (_, i) => event('log', { message: `b${batch} line ${i}`, level: 'info' })))
+          assert.equal(response.status, 200, response.text)
+          acknowledged += 500
+        }
+        // Searches for a text no log holds, beside ingest, each given up by its client after 100 ms: their
+        // handlers go on (waiting for the outbox, then scanning in DuckDB) after the HTTP server has nothing
+        // left to wait for, so queries may still run when the stop closes DuckDB. A connection closed under a
+        // running query hung `portal serve`'s exit for good (seen twice in `npm run bench -- ingest` with
+        // EVENT_STORE=duckdb; this test did not catch that race here, and checks the stop and what it kept).
+        let searching = true
+        const searches = Array.from({ length: 8 }, async () => {
+          while (searching) await client.request('GET', `/api/modules/logs/events?project_id=${project.id}&q=absent`, { token: ADMIN, timeoutMs: 100 }).catch(() => null)
+        })
+        const ingesting = (async () => {
+          while (searching) {
+            const response = await ingest(client, project, Array.from({ length: 500 }, (_, i) => event('log', { message: `late line ${i}`, level: 'info' }))).catch(() => null)
+            if (response?.status === 200) acknowledged += 500
+          }
+        })()
+        await new Promise((resolve) => setTimeout(resolve, 1_000))
+        const stopping = Date.now()
+        const exit = await Promise.race([
+          killPortal(portal, 'SIGTERM').then(() => 'exited'),
+          new Promise((resolve) => setTimeout(resolve, 60_000, 'still running 60 s after SIGTERM')),
+        ])
+        searching = false
+        await Promise.all([...searches, ingesting])
+        assert.equal(exit, 'exited')
+        t.diagnostic(`exited ${Date.now() - stopping} ms after SIGTERM`)
+
+        portal = await spawnPortal(env)
+        client = { request: requester(portal.url), adminToken: ADMIN }
+        const stored = await readAll(client, `/api/modules/logs/events?project_id=${project.id}`)
+        assert.equal(stored.length, acknowledged, 'every acknowledged log, once')
+      } finally {
+        await killPortal(portal)
+        await database.drop()
+      }
+    })
+  })
+}

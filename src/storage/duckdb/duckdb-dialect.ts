@@ -46,6 +46,7 @@ export class DuckdbDialect implements Dialect {
 /** One connection, used by one query or transaction at a time (DuckDB's transactions are per connection). */
 class DuckdbDriver implements Driver {
   private queue: Promise<void> = Promise.resolve()
+  private destroyed = false
   private readonly wrapped: DuckdbConnection
 
   constructor(
@@ -59,6 +60,7 @@ class DuckdbDriver implements Driver {
 
   async acquireConnection(): Promise<DatabaseConnection> {
     await this.beforeQuery()
+    if (this.destroyed) throw new Error('the DuckDB event store is closed')
     const previous = this.queue
     let release!: () => void
     this.queue = new Promise((resolve) => (release = resolve))
@@ -79,7 +81,13 @@ class DuckdbDriver implements Driver {
   async releaseConnection(connection: DatabaseConnection) {
     ;(connection as DuckdbConnection).release()
   }
-  async destroy() {}
+  // Waits for the query in flight: a connection closed under a running query makes DuckDB destroy its
+  // context from the query's own thread, which then waits forever on the lock it holds (a SIGTERM under
+  // log searches hung `portal serve` at its exit, joining libuv's pool).
+  async destroy() {
+    this.destroyed = true
+    await this.queue
+  }
 }
 
 class DuckdbConnection implements DatabaseConnection {
