@@ -157,7 +157,7 @@ export async function run() {
   })
   console.log(`ingest: ${CONNECTIONS} connections, ${SECONDS} s per run, loopback, log events of ~200 bytes`)
   console.log('database   batch  baseline ev/s  portal ev/s  ratio  p50 ms  p99 ms  non-2xx')
-  for (const dialect of ['sqlite', 'postgres'] as Dialect[]) {
+  for (const dialect of (process.env.BENCH_INGEST_DIALECTS?.split(',') ?? ['sqlite', 'postgres']) as Dialect[]) {
     await withPortal(dialect, async (target) => {
       let full = 0
       for (const size of BATCH_SIZES) {

@@ -104,8 +104,8 @@ export async function withDuckdbEvents(storage: Storage, file: string, tables: s
   const state = tablesOf<OutboxTables>(storage.db)
   const schemas = new Map<string, { name: string; type: ColumnType }[]>()
   let started: Promise<void> | null = null
-  let applying: Promise<void> | null = null
-  let again: Promise<void> | null = null
+  // The pass (or backup) that holds the materialiser's connection; every caller meanwhile shares it.
+  let running: Promise<number> | null = null
   let appliedUpto = 0
   let pendingEvents = 0
   let closed = false
@@ -125,7 +125,7 @@ export async function withDuckdbEvents(storage: Storage, file: string, tables: s
     appliedUpto = Number(upto ?? 0)
     // Rows a crash left between the DuckDB commit and the delete: applied already, so only deleted.
     await state.deleteFrom('event_outbox').where('seq', '<=', appliedUpto).execute()
-    await applyAll()
+    while ((await applyPass()) === ROWS_PER_PASS);
   }
 
   // Not kept when it fails: with the writer thread the timer looks from the start, before migrations
@@ -136,12 +136,8 @@ export async function withDuckdbEvents(storage: Storage, file: string, tables: s
       throw error
     }))
 
-  async function applyAll() {
-    while (await applyPass());
-  }
-
-  /** Applies up to ROWS_PER_PASS committed outbox rows in one DuckDB transaction; false once none is left. */
-  async function applyPass(): Promise<boolean> {
+  /** Applies up to ROWS_PER_PASS committed outbox rows in one DuckDB transaction; returns how many. */
+  async function applyPass(): Promise<number> {
     // Through Kysely, which queues behind an open ingest transaction: rows it has not committed are not seen.
     const rows = (await state
       .selectFrom('event_outbox')
@@ -150,7 +146,7 @@ export async function withDuckdbEvents(storage: Storage, file: string, tables: s
       .orderBy('seq')
       .limit(ROWS_PER_PASS)
       .execute()) as { seq: number; event_table: string; block: Uint8Array }[]
-    if (rows.length === 0) return false
+    if (rows.length === 0) return 0
     const upto = rows[rows.length - 1].seq
     const appenders = new Map<string, DuckDBAppender>()
     await connection.run('begin transaction')
@@ -179,7 +175,21 @@ export async function withDuckdbEvents(storage: Storage, file: string, tables: s
     if (process.env.PORTAL_TEST_CRASH_IN_MATERIALISER === 'after-duckdb-commit') process.kill(process.pid, 'SIGKILL')
     // Need not be synced: after a crash, `outbox_applied.upto` says these rows are applied.
     await state.deleteFrom('event_outbox').where('seq', '<=', upto).execute()
-    return rows.length === ROWS_PER_PASS
+    return rows.length
+  }
+
+  /** One materialiser pass, or the one running, which the caller shares; resolves to the rows it applied (-1: a backup's turn). */
+  function pass(): Promise<number> {
+    running ??= ready()
+      .then(applyPass)
+      .finally(() => (running = null))
+    return running
+  }
+
+  /** Applies the whole outbox, rows committed meanwhile included: the background timer's and a close's. */
+  async function applyAll(): Promise<void> {
+    pendingEvents = 0
+    while ((await pass()) === ROWS_PER_PASS);
   }
 
   /**
@@ -189,40 +199,28 @@ export async function withDuckdbEvents(storage: Storage, file: string, tables: s
    */
   async function exclusively<T>(work: () => Promise<T>): Promise<T> {
     await ready()
-    while (applying) await applying.catch(() => {})
+    while (running) await running.catch(() => {})
     const run = work()
-    applying = run.then(() => {}, () => {}).finally(() => (applying = null))
+    running = run.then(() => -1, () => -1).finally(() => (running = null))
     return run
   }
 
   /**
-   * Applies every outbox row committed before this call. A call while a pass runs waits for the next
-   * pass, which every call arriving meanwhile shares.
+   * The read barrier: applies every outbox row committed before this call, and no more. Under steady ingest
+   * the outbox never empties, so a barrier that waited for it to (as it once did) kept reads waiting for
+   * rows committed after them, pass after pass.
    */
-  function materialise(): Promise<void> {
-    if (!applying) {
-      applying = ready()
-        .then(applyAll)
-        .finally(() => (applying = null))
-      pendingEvents = 0
-      return applying
-    }
-    again ??= applying.then(
-      () => {
-        again = null
-        return materialise()
-      },
-      () => {
-        again = null
-        return materialise()
-      },
-    )
-    return again
+  async function materialise(): Promise<void> {
+    await ready()
+    const newest = await state.selectFrom('event_outbox').select((eb) => eb.fn.max('seq').as('seq')).executeTakeFirst()
+    const target = Number(newest?.seq ?? 0)
+    // A pass that finds nothing left to apply ends the wait too (a backup's turn answers -1, and is waited out).
+    while (appliedUpto < target && (await pass()) !== 0);
   }
 
   // The writer thread's appends (withDuckdbOutbox) are not counted here: with it, every tick looks.
   const timer = setInterval(() => {
-    if ((pendingEvents > 0 || storage.writerLock) && !applying) materialise().catch(() => {})
+    if ((pendingEvents > 0 || storage.writerLock) && !running) applyAll().catch(() => {})
   }, MATERIALISE_EVERY_MS)
   timer.unref()
 
@@ -232,7 +230,7 @@ export async function withDuckdbEvents(storage: Storage, file: string, tables: s
     if (rows.length === 0) return
     await appendToOutbox(trx, table, rows)
     pendingEvents += rows.length
-    if (pendingEvents >= MATERIALISE_EVENTS) setImmediate(() => materialise().catch(() => {}))
+    if (pendingEvents >= MATERIALISE_EVENTS) setImmediate(() => applyAll().catch(() => {}))
   }
 
   const events: EventStore = {
@@ -294,10 +292,10 @@ export async function withDuckdbEvents(storage: Storage, file: string, tables: s
     layoutMigrations: [...storage.layoutMigrations, outboxMigration],
     async close() {
       clearInterval(timer)
-      if (started) {
-        await materialise().catch(() => {})
-      }
+      if (started) await applyAll().catch(() => {})
       closed = true
+      // A backup may still hold the materialiser's connection, which closeSync must not pull from under it.
+      while (running) await running.catch(() => {})
       await db.destroy()
       readConnection.closeSync()
       connection.closeSync()
