@@ -29,6 +29,25 @@ function failInCheckout(orderId: number): Error {
   throw new Error('unreachable')
 }
 
+/** A checkout whose failure has a cause that has a cause, each thrown in a function of its own. */
+function readCard(): never {
+  throw new TypeError('card is undefined')
+}
+function chargeCard(): never {
+  try {
+    readCard()
+  } catch (cause) {
+    throw new Error('payment declined', { cause })
+  }
+}
+function failCheckoutWithCause(): Error {
+  try {
+    chargeCard()
+  } catch (cause) {
+    return new Error('checkout failed', { cause })
+  }
+}
+
 const envelope = (...lines: unknown[]) => lines.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n')
 
 for (const dialect of DIALECTS) {
@@ -206,6 +225,30 @@ for (const dialect of DIALECTS) {
         ].join('\n'),
       )
       assert.deepEqual(occurrence.frames.map((f: any) => f.function), ['load', 'checkout'], 'the thrown exception’s frames, innermost first')
+    })
+
+    test('@sentry/node with linkedErrorsIntegration sends an Error’s causes: the occurrence keeps each with its frames, oldest first, and prints the chain', async () => {
+      const own = await createProject(t, 'causes')
+      const ownKey = await sentryKey(t, own.id)
+      // linkedErrorsIntegration is one of the SDK's default integrations, named here because the others would hook this process.
+      Sentry.init({ dsn: ownKey.dsn, defaultIntegrations: false, integrations: [Sentry.linkedErrorsIntegration()], release: 'causes@1' })
+      Sentry.captureException(failCheckoutWithCause())
+      assert.equal(await Sentry.flush(5000), true)
+
+      const [group] = await readAll(t, `/api/errors/groups?project_id=${own.id}`)
+      const [occurrence] = await readAll(t, `/api/errors/groups/${group.fingerprint}/occurrences`)
+      assert.equal(occurrence.message, 'checkout failed')
+      assert.equal(occurrence.frames[0].function, 'failCheckoutWithCause')
+      assert.deepEqual(
+        occurrence.metadata.chained.map((exception: any) => [exception.type, exception.value, exception.frames[0].function]),
+        [
+          ['TypeError', 'card is undefined', 'readCard'],
+          ['Error', 'payment declined', 'chargeCard'],
+        ],
+        'the causes, oldest first, each with its frames innermost first',
+      )
+      const headings = occurrence.stack.split('\n').filter((line: string) => !line.startsWith('    at '))
+      assert.deepEqual(headings, ['Error: checkout failed', 'Caused by: Error: payment declined', 'Caused by: TypeError: card is undefined'])
     })
 
     test('an envelope’s transaction becomes trace spans and unknown item types are skipped', async () => {

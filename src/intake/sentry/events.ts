@@ -102,7 +102,8 @@ function errorData(event: Json, exceptions: Json[]): Json {
   const trace = traceContext(event)
   if (trace.traceId) data.traceId = trace.traceId
   if (trace.spanId) data.spanId = trace.spanId
-  if (exceptions.length > 1) data.chained = exceptions.slice(0, -1).map((exception) => ({ type: exception.type, value: exception.value }))
+  // Each earlier exception of the chain with its own frames, so a page can show every one as it shows the thrown one.
+  if (exceptions.length > 1) data.chained = exceptions.slice(0, -1).map((exception) => withoutUndefined({ type: exception.type, value: exception.value, frames: framesOf(exception) }))
   // The frames group it; the text keeps what they do not: every exception of the chain and its source lines, as the runtime prints them.
   const printed = printedStack(exceptions, event.platform)
   if (printed) data.stack = printed.length > MAX_STACK ? printed.slice(printed.length - MAX_STACK) : printed
