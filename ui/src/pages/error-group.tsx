@@ -192,7 +192,8 @@ function Occurrences({ project, fingerprint, count }: { project: string; fingerp
 function OccurrenceView({ project, occurrence }: { project: string; occurrence: Occurrence }) {
   const [view, setView] = useState<'raw' | 'frames' | undefined>()
   const shown = view ?? (occurrence.stack ? 'raw' : 'frames')
-  const chained = Array.isArray(occurrence.metadata.chained) ? (occurrence.metadata.chained as { type?: string; value?: string }[]) : []
+  // Stored oldest first; shown as the raw text prints them, each the cause of the one above it.
+  const causes = Array.isArray(occurrence.metadata.chained) ? [...(occurrence.metadata.chained as ChainedException[])].reverse() : []
   const ts = Date.parse(occurrence.timestamp)
   return (
     <article aria-label="This occurrence">
@@ -226,16 +227,20 @@ function OccurrenceView({ project, occurrence }: { project: string; occurrence: 
         </button>
       </div>
       {shown === 'raw' && occurrence.stack ? <pre class="stack">{occurrence.stack}</pre> : <Frames frames={occurrence.frames ?? []} />}
-      {chained.length > 0 && (
-        <>
+      {causes.length > 0 && (
+        <section aria-label="Chained exceptions">
           <h3>Chained exceptions</h3>
-          <p class="muted">Raised before the one above (the oldest first); it was raised while handling them.</p>
-          {chained.map((exception) => (
+          <p class="muted">Each caused the one above it (its cause, or the exception being handled when it was raised).</p>
+          {causes.map((exception) => (
             <div class="chained">
-              <strong>{exception.type ?? 'Exception'}</strong>: {exception.value ?? ''}
+              <h4>
+                Caused by <strong>{exception.type ?? 'Exception'}</strong>: {exception.value ?? ''}
+              </h4>
+              {/* the raw text prints their frames already */}
+              {shown === 'frames' && <Frames frames={exception.frames ?? []} />}
             </div>
           ))}
-        </>
+        </section>
       )}
       {occurrence.request && (
         <>
@@ -249,14 +254,22 @@ function OccurrenceView({ project, occurrence }: { project: string; occurrence: 
   )
 }
 
-function Frames({ frames }: { frames: Frame[] }) {
+/** An earlier exception of a chain as the Sentry intake stores it in the metadata, its frames as ingest takes them. */
+interface ChainedException {
+  type?: string
+  value?: string
+  frames?: Partial<Frame>[]
+}
+
+/** A stack's frames, innermost first: a stored occurrence's, or a chained exception's whose missing parts are absent rather than null. */
+function Frames({ frames }: { frames: Partial<Frame>[] }) {
   if (frames.length === 0) return <p class="muted">No stack trace was captured.</p>
   return (
     <ol class="frames">
       {frames.map((frame) => (
         <li class={frame.inApp ? 'in-app' : undefined}>
           <code>{frame.function ?? '<anonymous>'}</code>{' '}
-          <span class="muted">{[frame.module ?? frame.filename, frame.lineno, frame.colno].filter((part) => part !== null).join(':')}</span>
+          <span class="muted">{[frame.module ?? frame.filename, frame.lineno, frame.colno].filter((part) => part != null).join(':')}</span>
           {frame.inApp && <Badge value="in app" tone="inapp" />}
         </li>
       ))}
