@@ -8,7 +8,7 @@ import { createProject, startTestPortal, type TestPortal, type TestProject } fro
 import { FAST_WEBHOOKS, createEndpoint, deliver, endedDelivery } from '../webhooks/api.ts'
 import { startReceiver, type Receiver } from '../webhooks/receiver.ts'
 import { openBrowser, signIn, type Browser } from './browser.ts'
-import { TRACE_ID, captureError, seedShop } from './seed.ts'
+import { TRACE_ID, ago, captureError, seedShop } from './seed.ts'
 import { FAILING_TRACE_ID, seedInvestigation } from './seed-investigation.ts'
 
 /** The app's route patterns, read from its source, so that a new page cannot miss the narrow-screen check. */
@@ -234,6 +234,34 @@ describe('web UI pages in Chromium', () => {
     assert.match((await row.textContent())!, new RegExp(`HTTP 500.*${receiver.url('/fail/500').replace(/[.]/g, '\\.')}`))
     assert.equal(await page.getByRole('link', { name: 'Deliveries', exact: true }).getAttribute('aria-current'), 'page')
     assert.equal(await page.getByRole('link', { name: 'Endpoints', exact: true }).getAttribute('aria-current'), null)
+  })
+
+  test('webhook deliveries have the time control: 7 days by default, a preset or a custom range narrows the list and its read by creation time', async () => {
+    const deliveriesRead = () => page.waitForRequest((request) => new URL(request.url()).pathname === '/api/webhooks/deliveries')
+    const firstRead = deliveriesRead()
+    await signIn(page, `${t.url}/p/${shop.id}/webhooks/deliveries`, t.viewerToken)
+    const range = page.getByRole('group', { name: 'Time range' })
+    await page.getByRole('row').filter({ hasText: 'invoice.paid' }).first().waitFor()
+    assert.equal(await range.getByRole('button', { name: '7 d' }).getAttribute('aria-pressed'), 'true', 'deliveries default to the last 7 days')
+    const sevenDaysAgo = Date.parse(new URL((await firstRead).url()).searchParams.get('from')!)
+    assert.ok(Math.abs(Date.now() - 7 * 86_400_000 - sevenDaysAgo) < 60_000, 'the read starts 7 days back')
+
+    const presetRead = deliveriesRead()
+    await range.getByRole('button', { name: '15 m' }).click()
+    await page.waitForURL(/range=15m/)
+    const preset = new URL((await presetRead).url()).searchParams
+    assert.ok(Math.abs(Date.now() - 15 * 60_000 - Date.parse(preset.get('from')!)) < 60_000, 'the read starts 15 min back')
+    assert.equal(preset.get('to'), null, 'a preset reads to now, so later deliveries still show')
+    await page.getByRole('row').filter({ hasText: 'invoice.paid' }).first().waitFor()
+
+    // An hour before anything was delivered: the read carries both ends and the list is empty.
+    const [from, to] = [ago(180), ago(120)]
+    const customRead = deliveriesRead()
+    await page.goto(`${t.url}/p/${shop.id}/webhooks/deliveries?${new URLSearchParams({ from, to })}`)
+    const custom = new URL((await customRead).url()).searchParams
+    assert.deepEqual([custom.get('from'), custom.get('to')], [from, to])
+    await page.getByText('No delivery matches.').waitFor()
+    assert.equal(await range.getByRole('button', { name: 'Custom' }).getAttribute('aria-pressed'), 'true')
   })
 
   test('configs: changes per path with the diff rendered; repository: branches, authors, commits', async () => {

@@ -4,6 +4,7 @@ import { api, queryString, useGet, usePaged } from '../api.ts'
 import { Badge, ConfirmButton, Filters, Json, LoadState, OnceNotice, PagedTable, Table, Time, useAction } from '../components.tsx'
 import { useCanWrite } from '../identity.ts'
 import { Link, useFilters } from '../router.tsx'
+import { TimeRangeControl, useTimeRange } from '../components/time.tsx'
 import type { components } from '../api-types.generated.ts'
 
 type Schemas = components['schemas']
@@ -192,7 +193,8 @@ const DELIVERY_FILTERS = ['status', 'endpoint_id', 'event_type']
 
 export function DeliveriesPage({ project }: { project: string }) {
   const filters = useFilters(DELIVERY_FILTERS)
-  const list = usePaged<Delivery>(`/api/webhooks/deliveries${queryString({ project_id: project, ...filters })}`)
+  const range = useTimeRange('7d')
+  const list = usePaged<Delivery>(`/api/webhooks/deliveries${queryString({ project_id: project, ...filters, from: range.from, to: range.listTo })}`)
   return (
     <section>
       <h1>Webhook deliveries</h1>
@@ -214,6 +216,7 @@ export function DeliveriesPage({ project }: { project: string }) {
           { name: 'event_type', label: 'Event type' },
         ]}
       />
+      <TimeRangeControl range={range} />
       <PagedTable
         list={list}
         what="deliveries"
