@@ -8,6 +8,9 @@ import { ERROR_STACK, TRACE_ID, ago } from './seed.ts'
 // Issue 20, points 1–3, in real headless Chromium against a real portal (UI flows do not depend on the database: SQLite).
 
 const RELEASE = 'shop@1.5.0'
+// Trace ids that name no stored span: one Sentry made up for an error captured outside any span, one only a log carries.
+const SPANLESS_TRACE_ID = '5e7a1e550000400080000000000c0ffe'
+const LOG_ONLY_TRACE_ID = '1096000000004000800000000000abcd'
 const PYTHON_STACK = [
   'Traceback (most recent call last):',
   '  File "/srv/app/orders.py", line 12, in load',
@@ -210,6 +213,42 @@ describe('investigating in Chromium: linked signals, time in hand, the error gro
       await page.goto(`${t.url}/p/${project.id}/${path}?range=7d`)
       assert.equal(await page.getByRole('group', { name: 'Time range' }).getByRole('button', { name: '7 d' }).getAttribute('aria-pressed'), 'true', path)
     }
+  })
+
+  test('a trace id with no stored spans (a Sentry error outside any span, a log of an unexported trace): the trace page says so and still leads to its errors and logs', async () => {
+    const project = await createProject(t, 'spanless')
+    const capturedAt = Date.parse(ago(3))
+    await capture(t, project, { name: 'RangeError', message: 'quota exceeded', service: 'quota', traceId: SPANLESS_TRACE_ID, timestamp: new Date(capturedAt).toISOString() })
+    await ingested(t, project, [
+      event('log', { level: 'error', module: 'quota', message: 'quota check failed', traceId: SPANLESS_TRACE_ID }, new Date(capturedAt - 2000).toISOString()),
+      event('log', { level: 'info', module: 'quota', message: 'a log of an unexported trace', traceId: LOG_ONLY_TRACE_ID }, ago(2)),
+    ])
+
+    // error occurrence → its trace, which has no spans
+    await signIn(page, `${t.url}/p/${project.id}/errors`, t.viewerToken)
+    await page.getByRole('link', { name: /RangeError/ }).click()
+    await page.getByRole('link', { name: `Trace ${SPANLESS_TRACE_ID.slice(0, 8)}`, exact: true }).click()
+    await page.waitForURL(new RegExp(`/traces/${SPANLESS_TRACE_ID}$`))
+    await page.getByRole('status').filter({ hasText: 'No spans were stored for this trace' }).waitFor()
+    assert.equal(await page.getByRole('alert').count(), 0, 'no spans is not a failed read')
+    const signals = page.getByRole('region', { name: 'Signals of this trace' })
+    await signals.getByText('1 errors in this trace').waitFor()
+    await signals.getByRole('link', { name: /RangeError/ }).waitFor()
+
+    // → its logs, placed in time by its error
+    await signals.getByRole('link', { name: 'Logs of this trace' }).click()
+    await page.getByText('quota check failed').waitFor()
+    assert.equal(new URL(page.url()).searchParams.get('trace_id'), SPANLESS_TRACE_ID)
+    assert.deepEqual(await page.locator('tbody tr .logline').allTextContents(), ['quota check failed'])
+
+    // a log line naming a trace nobody exported → that trace: no spans, no errors, and its logs
+    await page.goto(`${t.url}/p/${project.id}/logs`)
+    await page.getByRole('row').filter({ hasText: 'a log of an unexported trace' }).getByRole('link', { name: `Trace ${LOG_ONLY_TRACE_ID.slice(0, 8)}` }).click()
+    await page.getByRole('status').filter({ hasText: 'No spans were stored for this trace' }).waitFor()
+    await signals.getByText('No error in this trace.').waitFor()
+    await signals.getByRole('link', { name: 'Logs of this trace' }).click()
+    await page.getByText('a log of an unexported trace').waitFor()
+    assert.deepEqual(await page.locator('tbody tr .logline').allTextContents(), ['a log of an unexported trace'])
   })
 
   test('the error group page: any occurrence older and newer, raw Python stack with source lines and the chained traceback, grouping explanation, breakdown', async () => {

@@ -2,7 +2,6 @@ import { queryString, usePaged, type Paged } from '../api.ts'
 import { Badge } from '../components.tsx'
 import { Link } from '../router.tsx'
 import type { components } from '../api-types.generated.ts'
-import { traceLogsHref } from './log-links.tsx'
 import { Time } from './time.tsx'
 
 export type TraceOccurrence = components['schemas']['TraceErrorOccurrence']
@@ -29,14 +28,25 @@ function ErrorOccurrenceLink({ project, occurrence }: { project: string; occurre
 }
 
 /**
- * A trace's way to the other signals that share its id: its logs (over the trace's own time) and
+ * Where to look for the logs of a trace with no stored spans, which only its errors place in time: from
+ * 5 min before the first to 5 min after the last; with no error, over the longest preset.
+ */
+export function spanlessTraceLogsHref(project: string, traceId: string, occurrences: TraceOccurrence[]): string {
+  if (occurrences.length === 0) return `/p/${project}/logs${queryString({ trace_id: traceId, range: '30d' })}`
+  const times = occurrences.map((occurrence) => Date.parse(occurrence.timestamp))
+  const iso = (ms: number) => new Date(ms).toISOString()
+  return `/p/${project}/logs${queryString({ trace_id: traceId, from: iso(Math.min(...times) - 5 * 60_000), to: iso(Math.max(...times) + 5 * 60_000) })}`
+}
+
+/**
+ * A trace's way to the other signals that share its id: its logs (at `logsHref`, over the trace's time) and
  * the errors that happened in it, each linked to its group and to the span it happened in.
  */
-export function TraceSignals({ project, trace, errors }: { project: string; trace: { traceId: string; startedAt: string; durationMs: number }; errors: Paged<TraceOccurrence> }) {
+export function TraceSignals({ project, traceId, logsHref, errors }: { project: string; traceId: string; logsHref: string; errors: Paged<TraceOccurrence> }) {
   return (
     <section aria-label="Signals of this trace">
       <p class="signal-links">
-        <Link href={traceLogsHref(project, trace.traceId, trace.startedAt, trace.durationMs)}>Logs of this trace</Link>
+        <Link href={logsHref}>Logs of this trace</Link>
         <span>{errors.loading ? 'Looking for errors…' : errors.items.length === 0 ? 'No error in this trace.' : `${errors.items.length}${errors.nextCursor ? '+' : ''} errors in this trace:`}</span>
       </p>
       {errors.items.length > 0 && (
@@ -46,7 +56,7 @@ export function TraceSignals({ project, trace, errors }: { project: string; trac
               <ErrorOccurrenceLink project={project} occurrence={occurrence} /> <Badge value={occurrence.groupStatus} />{' '}
               {occurrence.spanId && (
                 <span class="muted">
-                  in span <Link href={`/p/${project}/traces/${encodeURIComponent(trace.traceId)}?span=${encodeURIComponent(occurrence.spanId)}`}><code>{occurrence.spanId}</code></Link> ·{' '}
+                  in span <Link href={`/p/${project}/traces/${encodeURIComponent(traceId)}?span=${encodeURIComponent(occurrence.spanId)}`}><code>{occurrence.spanId}</code></Link> ·{' '}
                 </span>
               )}
               <Time iso={occurrence.timestamp} />

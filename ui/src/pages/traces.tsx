@@ -3,7 +3,8 @@ import type { TargetedSubmitEvent } from 'preact'
 import { Filters, LoadState, PagedTable, Time } from '../components.tsx'
 import { TimeRangeControl, useTimeRange } from '../components/time.tsx'
 import { Link, navigate, useFilters } from '../router.tsx'
-import { errorsBySpan, TraceSignals, useTraceErrors } from '../components/trace-links.tsx'
+import { errorsBySpan, spanlessTraceLogsHref, TraceSignals, useTraceErrors } from '../components/trace-links.tsx'
+import { traceLogsHref } from '../components/log-links.tsx'
 import type { components } from '../api-types.generated.ts'
 import { formatMs, Waterfall } from './trace-waterfall.tsx'
 
@@ -62,19 +63,32 @@ export function TracePage({ project, traceId }: { project: string; traceId: stri
   const errors = useTraceErrors(project, traceId)
   const { span } = useFilters(['span'])
   const detail = trace.data
+  // A trace id can come without spans: Sentry makes one up for an error captured outside any span, and a service may log a trace it did not export.
+  const spanless = trace.error?.status === 404
   return (
     <section>
       <p>
         <Link href={`/p/${project}/traces`}>← All traces</Link>
       </p>
-      <LoadState loading={trace.loading && !detail} error={trace.error} what="the trace" />
+      <LoadState loading={trace.loading && !detail} error={spanless ? undefined : trace.error} what="the trace" />
+      {spanless && (
+        <>
+          <h1>
+            Trace <code>{traceId}</code>
+          </h1>
+          <p class="state" role="status">
+            No spans were stored for this trace; only its errors and logs carry its id.
+          </p>
+          <TraceSignals project={project} traceId={traceId} logsHref={spanlessTraceLogsHref(project, traceId, errors.items)} errors={errors} />
+        </>
+      )}
       {detail && (
         <>
           <h1>{detail.rootSpan?.name ?? 'Trace'}</h1>
           <p class="facts">
             <code>{detail.traceId}</code> · {detail.spanCount} spans · {formatMs(detail.durationMs)} · {detail.services.join(', ')} · started <Time iso={detail.startedAt} />
           </p>
-          <TraceSignals project={project} trace={detail} errors={errors} />
+          <TraceSignals project={project} traceId={detail.traceId} logsHref={traceLogsHref(project, detail.traceId, detail.startedAt, detail.durationMs)} errors={errors} />
           {detail.truncated && <p class="state">This trace has more spans than the portal returns; the first {detail.spans.length} are shown.</p>}
           <Waterfall project={project} trace={detail} currentSpanId={span} errorsBySpan={errorsBySpan(errors.items)} />
         </>
