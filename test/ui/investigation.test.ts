@@ -215,6 +215,42 @@ describe('investigating in Chromium: linked signals, time in hand, the error gro
     }
   })
 
+  test('every preset of the time control is kept in the URL, and the logs list and histogram read over it', async () => {
+    const project = await seedIncident(t, 'presets')
+    await signIn(page, `${t.url}/p/${project.id}/logs`, t.viewerToken)
+    const range = page.getByRole('group', { name: 'Time range' })
+    await page.getByText('an old warning').waitFor()
+    const volume = page.locator('figure.histogram').filter({ hasText: 'Log volume by level' })
+    const readOf = (pathname: string) => page.waitForRequest((request) => new URL(request.url()).pathname === pathname).then((request) => new URL(request.url()).searchParams)
+    // the warning was logged 2 h ago: out of the two shortest presets, within the others
+    const presets = [
+      { label: '15 m', name: '15m', spanMs: 15 * 60_000, warning: false },
+      { label: '1 h', name: '1h', spanMs: 3_600_000, warning: false },
+      { label: '24 h', name: '24h', spanMs: 86_400_000, warning: true },
+      { label: '7 d', name: '7d', spanMs: 7 * 86_400_000, warning: true },
+      { label: '30 d', name: '30d', spanMs: 30 * 86_400_000, warning: true },
+    ]
+    for (const preset of presets) {
+      const [listRead, histogramRead] = [readOf('/api/modules/logs/events'), readOf('/api/modules/logs/histogram')]
+      await range.getByRole('button', { name: preset.label, exact: true }).click()
+      await page.waitForURL((url) => url.searchParams.get('range') === preset.name)
+      assert.equal(await range.getByRole('button', { name: preset.label, exact: true }).getAttribute('aria-pressed'), 'true', preset.label)
+      const [list, histogram] = await Promise.all([listRead, histogramRead])
+      assert.ok(Math.abs(Date.now() - preset.spanMs - Date.parse(list.get('from')!)) < 60_000, `${preset.label}: the list reads from ${list.get('from')}`)
+      assert.equal(list.get('to'), null, `${preset.label}: the list reads to now`)
+      assert.equal(Date.parse(histogram.get('to')!) - Date.parse(histogram.get('from')!), preset.spanMs, `${preset.label}: the histogram spans the preset`)
+      assert.ok(preset.spanMs / (Number(histogram.get('bucket_seconds')) * 1000) <= 60, `${preset.label}: at most 60 bars`)
+      await page.getByText('an old warning').waitFor({ state: preset.warning ? 'visible' : 'detached' })
+      await page.getByText('invoice total missing').waitFor()
+      await page.waitForFunction(
+        ({ warning }) => /warn 1/.test(document.querySelector('figure.histogram figcaption')?.textContent ?? '') === warning,
+        { warning: preset.warning },
+        { timeout: 5_000 },
+      )
+      assert.match((await volume.locator('figcaption').textContent())!, /error 1/)
+    }
+  })
+
   test('a trace id with no stored spans (a Sentry error outside any span, a log of an unexported trace): the trace page says so and still leads to its errors and logs', async () => {
     const project = await createProject(t, 'spanless')
     const capturedAt = Date.parse(ago(3))
