@@ -93,7 +93,9 @@ describe('the portal command', () => {
           headers: { authorization: `Bearer ${admin2}`, 'content-type': 'application/json' },
           body: '{"name":"in second org"}',
         })
-        assert.equal((await created.json()).orgId, org)
+        const body = await created.text()
+        assert.equal(created.status, 201, body)
+        assert.equal(JSON.parse(body).orgId, org)
         assert.ok(!portal.output().includes('admin access token was created'), 'no first-start token when tokens exist')
       } finally {
         await killPortal(portal, 'SIGTERM')
