@@ -12,12 +12,6 @@ import type { Connection, Database } from './tables.ts'
 export interface EventStore extends Pick<Storage, 'jsonText' | 'jsonPathText' | 'containsText' | 'percentilesByGroup'> {
   /** Reads of the event table; a read made after an ingest's 200 sees its events. */
   readonly db: Kysely<Database>
-  /**
-   * Runs the queries of one read with `db`'s guarantee given once, at the start: every event acknowledged
-   * before the call is seen by all of them. `db` gives it query by query, and DuckDB's outbox (which never
-   * empties under steady ingest) then made each query of a page wait for a materialiser pass of its own.
-   */
-  read<T>(work: (db: Kysely<Database>) => Promise<T>): Promise<T>
   /** Columns a read selects beside `data` for `dataOf`. */
   readonly dataColumns: readonly string[]
   /** The payload as ingested, from a row read with `data` and `dataColumns`. */
@@ -49,7 +43,6 @@ export async function nthNewestByOffset(rows: EventRows, n: number): Promise<Eve
 export function sameDatabaseEvents(storage: Storage): EventStore {
   return {
     db: storage.db,
-    read: (work) => work(storage.db),
     dataColumns: [],
     dataOf: (row) => storage.parseJson<Record<string, unknown>>(row.data),
     storedData: (_payload, _columns, payloadJson) => payloadJson,

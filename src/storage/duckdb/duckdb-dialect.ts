@@ -21,12 +21,11 @@ import {
  * driver is the few lines that run a compiled query; BIGINTs come back as numbers. (kysely-duckdb 0.4 on npm would add
  * @duckdb/duckdb-wasm and web-worker as peers for the same few lines.)
  *
- * `beforeQuery` runs before each query takes the connection: the event store's read barrier. Dialects over
- * one `SerialDuckdbConnection` take turns at it, whichever Kysely instance their queries come from.
+ * `beforeQuery` runs before each query takes the connection: the event store's read barrier.
  */
 export class DuckdbDialect implements Dialect {
   constructor(
-    private readonly connection: SerialDuckdbConnection,
+    private readonly connection: DuckDBConnection,
     private readonly beforeQuery: () => Promise<void> = async () => {},
   ) {}
 
@@ -44,35 +43,30 @@ export class DuckdbDialect implements Dialect {
   }
 }
 
-/** One DuckDB connection, used by one query or transaction at a time (DuckDB's transactions are per connection). */
-export class SerialDuckdbConnection {
-  queue: Promise<void> = Promise.resolve()
-  closed = false
-  readonly wrapped: DuckdbConnection
+/** One connection, used by one query or transaction at a time (DuckDB's transactions are per connection). */
+class DuckdbDriver implements Driver {
+  private queue: Promise<void> = Promise.resolve()
+  private destroyed = false
+  private readonly wrapped: DuckdbConnection
 
-  constructor(connection: DuckDBConnection) {
+  constructor(
+    connection: DuckDBConnection,
+    private readonly beforeQuery: () => Promise<void>,
+  ) {
     this.wrapped = new DuckdbConnection(connection)
   }
-}
-
-class DuckdbDriver implements Driver {
-  constructor(
-    private readonly serial: SerialDuckdbConnection,
-    private readonly beforeQuery: () => Promise<void>,
-  ) {}
 
   async init() {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
     await this.beforeQuery()
-    const serial = this.serial
-    if (serial.closed) throw new Error('the DuckDB event store is closed')
-    const previous = serial.queue
+    if (this.destroyed) throw new Error('the DuckDB event store is closed')
+    const previous = this.queue
     let release!: () => void
-    serial.queue = new Promise((resolve) => (release = resolve))
+    this.queue = new Promise((resolve) => (release = resolve))
     await previous
-    serial.wrapped.release = release
-    return serial.wrapped
+    this.wrapped.release = release
+    return this.wrapped
   }
 
   async beginTransaction(connection: DatabaseConnection, _settings: TransactionSettings) {
@@ -91,8 +85,8 @@ class DuckdbDriver implements Driver {
   // context from the query's own thread, which then waits forever on the lock it holds (a SIGTERM under
   // log searches hung `portal serve` at its exit, joining libuv's pool).
   async destroy() {
-    this.serial.closed = true
-    await this.serial.queue
+    this.destroyed = true
+    await this.queue
   }
 }
 

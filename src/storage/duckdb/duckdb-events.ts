@@ -8,7 +8,7 @@ import { likePattern, type SpaceManagement, type Storage } from '../storage.ts'
 import { nthNewestByOffset, type EventPosition, type EventRows, type EventStore } from '../event-store.ts'
 import { tablesOf, type Connection, type Database } from '../tables.ts'
 import type { Migration } from '../migrations.ts'
-import { DuckdbDialect, SerialDuckdbConnection } from './duckdb-dialect.ts'
+import { DuckdbDialect } from './duckdb-dialect.ts'
 
 /** The materialiser applies the outbox this often under steady ingest, or sooner once this many events wait. */
 const MATERIALISE_EVERY_MS = 250
@@ -68,17 +68,16 @@ async function appendToOutbox(trx: Connection, table: string, rows: Record<strin
  */
 export function withDuckdbOutbox(storage: Storage, tables: string[]): Storage {
   const held = new Set(tables)
-  const refusal = "DuckDB's event tables are read on the event loop's thread; a writer thread only appends to their outbox"
   const unreadable = new Proxy({} as Kysely<Database>, {
     get() {
-      throw new Error(refusal)
+      throw new Error("DuckDB's event tables are read on the event loop's thread; a writer thread only appends to their outbox")
     },
   })
   return {
     ...storage,
     eventsOf(table) {
       const rowStore = storage.eventsOf(table)
-      return held.has(table) ? { ...rowStore, db: unreadable, read: () => Promise.reject(new Error(refusal)), append: appendToOutbox } : rowStore
+      return held.has(table) ? { ...rowStore, db: unreadable, append: appendToOutbox } : rowStore
     },
   }
 }
@@ -225,10 +224,7 @@ export async function withDuckdbEvents(storage: Storage, file: string, tables: s
   }, MATERIALISE_EVERY_MS)
   timer.unref()
 
-  const reads = new SerialDuckdbConnection(readConnection)
-  const db = new Kysely<Database>({ dialect: new DuckdbDialect(reads, () => (closed ? Promise.resolve() : materialise())) })
-  // A read's queries after its one barrier (`EventStore.read`).
-  const afterBarrier = new Kysely<Database>({ dialect: new DuckdbDialect(reads) })
+  const db = new Kysely<Database>({ dialect: new DuckdbDialect(readConnection, () => (closed ? Promise.resolve() : materialise())) })
 
   async function append(trx: Connection, table: string, rows: Record<string, unknown>[]) {
     if (rows.length === 0) return
@@ -248,10 +244,6 @@ export async function withDuckdbEvents(storage: Storage, file: string, tables: s
     percentilesByGroup: (values, columns, percentiles) => percentilesAtRanks(values, columns, percentiles),
     append,
     nthNewest,
-    async read(work) {
-      if (!closed) await materialise()
-      return work(afterBarrier)
-    },
   }
   const held = new Set(tables)
 
@@ -305,7 +297,6 @@ export async function withDuckdbEvents(storage: Storage, file: string, tables: s
       // A backup may still hold the materialiser's connection, which closeSync must not pull from under it.
       while (running) await running.catch(() => {})
       await db.destroy()
-      await afterBarrier.destroy()
       readConnection.closeSync()
       connection.closeSync()
       instance.closeSync()
