@@ -6,6 +6,7 @@ import { context, propagation, trace } from '@opentelemetry/api'
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node'
 import * as Sentry from '@sentry/node'
 import { DIALECTS, createProject, readAll, startTestPortal, type TestPortal, type TestProject } from '../support/portal.ts'
+import { failCheckoutWithCauses } from '../support/error-chain.ts'
 
 interface SentryKey {
   key: string
@@ -27,25 +28,6 @@ function failInCheckout(orderId: number): Error {
     return error as Error
   }
   throw new Error('unreachable')
-}
-
-/** A checkout whose failure has a cause that has a cause, each thrown in a function of its own. */
-function readCard(): never {
-  throw new TypeError('card is undefined')
-}
-function chargeCard(): never {
-  try {
-    readCard()
-  } catch (cause) {
-    throw new Error('payment declined', { cause })
-  }
-}
-function failCheckoutWithCause(): Error {
-  try {
-    chargeCard()
-  } catch (cause) {
-    return new Error('checkout failed', { cause })
-  }
 }
 
 const envelope = (...lines: unknown[]) => lines.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n')
@@ -232,13 +214,13 @@ for (const dialect of DIALECTS) {
       const ownKey = await sentryKey(t, own.id)
       // linkedErrorsIntegration is one of the SDK's default integrations, named here because the others would hook this process.
       Sentry.init({ dsn: ownKey.dsn, defaultIntegrations: false, integrations: [Sentry.linkedErrorsIntegration()], release: 'causes@1' })
-      Sentry.captureException(failCheckoutWithCause())
+      Sentry.captureException(failCheckoutWithCauses())
       assert.equal(await Sentry.flush(5000), true)
 
       const [group] = await readAll(t, `/api/errors/groups?project_id=${own.id}`)
       const [occurrence] = await readAll(t, `/api/errors/groups/${group.fingerprint}/occurrences`)
       assert.equal(occurrence.message, 'checkout failed')
-      assert.equal(occurrence.frames[0].function, 'failCheckoutWithCause')
+      assert.equal(occurrence.frames[0].function, 'failCheckoutWithCauses')
       assert.deepEqual(
         occurrence.metadata.chained.map((exception: any) => [exception.type, exception.value, exception.frames[0].function]),
         [

@@ -9,6 +9,7 @@ import * as Sentry from '@sentry/node'
 import type { Page } from 'playwright-core'
 import { createProject, readAll, startTestPortal, type TestPortal, type TestProject } from '../support/portal.ts'
 import { openBrowser, signIn, type Browser } from './browser.ts'
+import { failCheckoutWithCauses } from '../support/error-chain.ts'
 
 // The error group page and the errors stream (issue "the web UI becomes an investigation tool", point 3) in
 // real headless Chromium, fed by @sentry/node and OpenTelemetry's Node SDK as their users set them up.
@@ -39,26 +40,6 @@ async function withSentry(options: Sentry.NodeOptions, send: () => void) {
   }
 }
 
-function readCard(): never {
-  throw new TypeError('card is undefined')
-}
-
-function chargeCard(): never {
-  try {
-    readCard()
-  } catch (cause) {
-    throw new Error('payment declined', { cause })
-  }
-}
-
-/** A failure with a cause that has a cause, each thrown in a function of its own so that each has its own innermost frame. */
-function failCheckout(): Error {
-  try {
-    chargeCard()
-  } catch (cause) {
-    return new Error('checkout failed', { cause })
-  }
-}
 
 function reserveStock(sku: string): Error {
   return new RangeError(`no stock left for ${sku}`)
@@ -99,7 +80,7 @@ describe('the error group page and the errors stream in Chromium', () => {
   test('an Error with causes, captured by @sentry/node, shows every exception of the chain in order with its frames, as raw text and as frames', async () => {
     const sdk = await projectWithSdkKey(t, 'chained')
     // linkedErrorsIntegration (one of the SDK's defaults, which would otherwise hook this process) sends an Error's `cause` chain.
-    await withSentry({ dsn: sdk.sentryDsn, release: 'shop@3.0.0', integrations: [Sentry.linkedErrorsIntegration()] }, () => Sentry.captureException(failCheckout()))
+    await withSentry({ dsn: sdk.sentryDsn, release: 'shop@3.0.0', integrations: [Sentry.linkedErrorsIntegration()] }, () => Sentry.captureException(failCheckoutWithCauses()))
     const [group] = await readAll(t, `/api/errors/groups?project_id=${sdk.project.id}`)
     await signIn(page, `${t.url}/p/${sdk.project.id}/errors/${group.fingerprint}`, t.viewerToken)
 
@@ -108,12 +89,12 @@ describe('the error group page and the errors stream in Chromium', () => {
     const headings = raw.filter((line) => !line.startsWith('    at '))
     assert.deepEqual(headings, ['Error: checkout failed', 'Caused by: Error: payment declined', 'Caused by: TypeError: card is undefined'])
     const innermostFrameAfter = (heading: string) => raw[raw.indexOf(heading) + 1]
-    assert.match(innermostFrameAfter('Error: checkout failed'), /^ {4}at failCheckout \(/)
+    assert.match(innermostFrameAfter('Error: checkout failed'), /^ {4}at failCheckoutWithCauses \(/)
     assert.match(innermostFrameAfter('Caused by: Error: payment declined'), /^ {4}at chargeCard \(/)
     assert.match(innermostFrameAfter('Caused by: TypeError: card is undefined'), /^ {4}at readCard \(/)
 
     await occurrence.getByRole('button', { name: 'Frames' }).click()
-    assert.match((await occurrence.locator('ol.frames').first().locator('li').first().textContent())!, /^failCheckout\b/)
+    assert.match((await occurrence.locator('ol.frames').first().locator('li').first().textContent())!, /^failCheckoutWithCauses\b/)
     const causes = occurrence.getByRole('region', { name: 'Chained exceptions' }).locator('.chained')
     await causes.first().locator('ol.frames').waitFor()
     assert.equal(await causes.count(), 2)
