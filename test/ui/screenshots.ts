@@ -48,7 +48,8 @@ try {
     await page.setViewportSize({ width, height })
     for (const [name, url, ready] of shots) {
       await page.goto(t.url + url)
-      await page.getByText(ready).first().waitFor()
+      // visible: a chart's SVG <title> can hold the same text, hidden
+      await page.getByText(ready).filter({ visible: true }).first().waitFor()
       // the trace's error span opened, so its attribute table is in the picture
       if (name === 'trace') await page.locator('.span-name', { hasText: 'charge' }).click()
       await page.screenshot({ path: path.join(OUT, `${name}${suffix}.png`), fullPage: suffix !== '' })
