@@ -5,7 +5,7 @@ import os from 'node:os'
 import path from 'node:path'
 import SQLite from 'better-sqlite3'
 import { createOrganization, createAccessToken } from '../src/identity/store.ts'
-import { createProject, createTestDatabase, DIALECTS, event, ingest, readAll, requester, startTestPortal, startTestPortalOn, type TestProject } from './support/portal.ts'
+import { createProject, createTestDatabase, DIALECTS, event, ingest, readAll, requester, startTestPortal, startTestPortalOn, type PortalClient, type TestProject } from './support/portal.ts'
 import { killPortal, runPortalCli, spawnPortal } from './support/process.ts'
 
 const ADMIN = `pat_${'b'.repeat(32)}`
@@ -19,21 +19,13 @@ describe('portal backup', () => {
     try {
       const client = { request: requester(portal.url), adminToken: ADMIN }
       const project = await createProject(client)
-      const acknowledged: string[] = []
-      let writing = true
-      let n = 0
-      const writer = (async () => {
-        while (writing) {
-          const messages = Array.from({ length: 20 }, () => `m${n++}`)
-          if ((await ingest(client, project, messages.map((message) => event('log', { message })))).status === 200) acknowledged.push(...messages)
-        }
-      })()
+      const logs = ingestLogsUntilStopped(client, project, 20)
       await new Promise((resolve) => setTimeout(resolve, 500))
+      const { acknowledged } = logs
       const beforeBackup = acknowledged.length
       const printed = await runPortalCli(env, ['backup', destination])
       const afterBackup = acknowledged.length
-      writing = false
-      await writer
+      await logs.stop()
       assert.match(printed, /portal\.db.*secret\.key/)
       assert.ok(afterBackup > beforeBackup, 'ingest went on during the backup')
       assert.equal((fs.statSync(path.join(destination, 'secret.key')).mode & 0o777).toString(8), '600')
@@ -133,21 +125,13 @@ describe('POST /api/backups: the running portal writes a backup into its data fo
       const t = await startTestPortal('sqlite', store.env)
       try {
         const project = await createProject(t)
-        const acknowledged: string[] = []
-        let writing = true
-        let n = 0
-        const writer = (async () => {
-          while (writing) {
-            const messages = Array.from({ length: 50 }, () => `m${n++}`)
-            if ((await ingest(t, project, messages.map((message) => event('log', { message })))).status === 200) acknowledged.push(...messages)
-          }
-        })()
+        const logs = ingestLogsUntilStopped(t, project, 50)
         await new Promise((resolve) => setTimeout(resolve, 300))
+        const { acknowledged } = logs
         const beforeBackup = acknowledged.length
         const response = await t.request('POST', '/api/backups', { token: t.adminToken })
         const afterBackup = acknowledged.length
-        writing = false
-        await writer
+        await logs.stop()
         assert.equal(response.status, 201, response.text)
         const backup = response.body
         assert.equal(backup.folder, path.join(t.config.dataDir, 'backups', backup.id))
@@ -209,6 +193,26 @@ describe('POST /api/backups: the running portal writes a backup into its data fo
     })
   }
 })
+
+/** Batches of `batchSize` logs (`m0`, `m1`, …) sent one after another until `stop`; `acknowledged` grows with each 200. */
+function ingestLogsUntilStopped(client: PortalClient, project: TestProject, batchSize: number) {
+  const acknowledged: string[] = []
+  let writing = true
+  let n = 0
+  const writer = (async () => {
+    while (writing) {
+      const messages = Array.from({ length: batchSize }, () => `m${n++}`)
+      if ((await ingest(client, project, messages.map((message) => event('log', { message })))).status === 200) acknowledged.push(...messages)
+    }
+  })()
+  return {
+    acknowledged,
+    async stop() {
+      writing = false
+      await writer
+    },
+  }
+}
 
 /** Outbox rows in a backup's portal.db: events acknowledged but not yet applied to DuckDB when it was taken. */
 function outboxRows(folder: string): number {
