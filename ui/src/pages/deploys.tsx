@@ -2,7 +2,7 @@ import { queryString, usePaged } from '../api.ts'
 import { Badge, Filters, PagedTable, Time } from '../components.tsx'
 import { Link, useFilters, withParams } from '../router.tsx'
 import { TimeRangeControl, useTimeRange } from '../components/time.tsx'
-import { DeployErrors, deployRelease, ErrorsAroundDeploy, NewErrorsLink } from '../components/deploy-links.tsx'
+import { DeployErrors, deployRelease, ErrorsAroundDeploy, NewErrorsLink, useErrorsAroundDeploys } from '../components/deploy-links.tsx'
 import type { components } from '../api-types.generated.ts'
 
 type LatestDeploy = components['schemas']['LatestDeploy']
@@ -13,6 +13,7 @@ export function DeploysPage({ project }: { project: string }) {
   const range = useTimeRange('7d')
   const latest = usePaged<LatestDeploy>(`/api/modules/deploys/latest${queryString({ project_id: project, service, environment })}`)
   const history = usePaged<DeployEvent>(`/api/modules/deploys/events${queryString({ project_id: project, service, environment, status, release, from: range.from, to: range.listTo })}`)
+  const errorsAround = useErrorsAroundDeploys(project, history.items)
   return (
     <section>
       <h1>Deploys</h1>
@@ -57,7 +58,7 @@ export function DeploysPage({ project }: { project: string }) {
           { title: 'Commit', render: (event) => <code>{event.data.commit?.slice(0, 10) ?? '—'}</code> },
           { title: 'Release', render: (event) => deployRelease(event) ?? '—' },
           { title: 'Errors', render: (event) => <NewErrorsLink project={project} deploy={event} /> },
-          { title: 'Error events, hour before · after', render: (event) => <ErrorsAroundDeploy project={project} deploy={event} /> },
+          { title: 'Error events, hour before · after', render: (event) => <ErrorsAroundDeploy deploy={event} around={errorsAround} /> },
         ]}
       />
     </section>
