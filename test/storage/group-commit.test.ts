@@ -95,7 +95,13 @@ for (const dialect of DIALECTS) {
           (await answers).map((answer) => (answer.status === 'fulfilled' ? answer.value : String(answer.reason))),
           ['item 1 committed', 'item 2 committed'],
         )
-        assert.equal(runs, 3, `one of the two ran again: ${attempts.join('; ')}`)
+        // At least one run ended in a deadlock and ran again. The rerun can meet the other item's first
+        // transaction still waiting for its second row and deadlock once more (ci4, a loaded machine: runs 2
+        // and 3 both ended 40P01), so the count is not exact: every failed run was a deadlock, and each
+        // item's last run selected both rows.
+        const failed = attempts.filter((attempt) => !attempt.endsWith('selected both'))
+        assert.ok(failed.length >= 1 && failed.every((attempt) => attempt.endsWith('40P01')), `runs that failed were deadlocks: ${attempts.join('; ')}`)
+        assert.equal(runs, failed.length + 2, `one of the two ran again: ${attempts.join('; ')}`)
         await committer.close()
       } finally {
         await storage.close()
