@@ -15,7 +15,8 @@ const USAGE = `usage: portal <command>
                                           create an access token and print it once
   org create --name NAME                  create an organisation and print its id
   backup DEST_DIR                         copy the SQLite database (online, while the portal runs),
-                                          events.duckdb (EVENT_STORE=duckdb: only with the portal stopped)
+                                          events.duckdb (EVENT_STORE=duckdb: only with the portal stopped;
+                                          a running portal writes its own through POST /api/backups)
                                           and the secret.key file into DEST_DIR; see docs/operations-guide.md
 
 Configuration comes from the environment (see README).`
