@@ -30,10 +30,13 @@ export function zoneLabel(zone: Zone): string {
   return zone === 'utc' ? 'UTC' : `local (${localZoneName()})`
 }
 
-/** `2026-11-23 21:55:16 UTC`: unambiguous, sortable, in the chosen zone. */
-export function absoluteTime(ms: number, zone: Zone): string {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-GB', {
+// One formatter per zone, made when first used: Chromium takes 0.5–2 ms to make one and 5 µs to use it, and a
+// page of 50 rows (or a histogram of 56 bars) formats a time each, which made a page's first rows wait 30–100 ms.
+const formatters = new Map<Zone, Intl.DateTimeFormat>()
+function formatterOf(zone: Zone): Intl.DateTimeFormat {
+  let formatter = formatters.get(zone)
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en-GB', {
       timeZone: zone === 'utc' ? 'UTC' : undefined,
       year: 'numeric',
       month: '2-digit',
@@ -44,6 +47,15 @@ export function absoluteTime(ms: number, zone: Zone): string {
       hourCycle: 'h23',
       timeZoneName: 'short',
     })
+    formatters.set(zone, formatter)
+  }
+  return formatter
+}
+
+/** `2026-11-23 21:55:16 UTC`: unambiguous, sortable, in the chosen zone. */
+export function absoluteTime(ms: number, zone: Zone): string {
+  const parts = Object.fromEntries(
+    formatterOf(zone)
       .formatToParts(ms)
       .map((part) => [part.type, part.value]),
   )
