@@ -251,6 +251,37 @@ describe('investigating in Chromium: linked signals, time in hand, the error gro
     }
   })
 
+  test('the logs and deploys pages read their histograms and counts once their list has answered, so that its first rows do not wait behind them', async () => {
+    const project = await seedIncident(t, 'list first')
+    await signIn(page, `${t.url}/p/${project.id}`, t.viewerToken)
+    const pages = [
+      { path: 'logs', list: '/api/modules/logs/events', secondary: ['/api/modules/logs/histogram', '/api/modules/logs/levels'], shown: page.locator('figure.histogram').filter({ hasText: 'Log volume by level' }) },
+      { path: 'deploys', list: '/api/modules/deploys/events', secondary: ['/api/errors/histogram'], shown: page.getByText('0 before · 1 after so far') },
+    ]
+    for (const { path, list, secondary, shown } of pages) {
+      // The list's answer is held back a while: a read that does not wait for it goes out meanwhile.
+      let listAnsweredAt = Infinity
+      await page.route(`**${list}?*`, async (route) => {
+        await new Promise((resolve) => setTimeout(resolve, 300))
+        const response = await route.fetch()
+        listAnsweredAt = Math.min(listAnsweredAt, Date.now())
+        await route.fulfill({ response })
+      })
+      const askedAt = new Map<string, number>()
+      const onRequest = (request: { url(): string }) => {
+        const pathname = new URL(request.url()).pathname
+        if (secondary.includes(pathname) && !askedAt.has(pathname)) askedAt.set(pathname, Date.now())
+      }
+      page.on('request', onRequest)
+      await page.goto(`${t.url}/p/${project.id}/${path}`)
+      await page.locator('tbody tr').first().waitFor()
+      await shown.waitFor()
+      page.off('request', onRequest)
+      await page.unroute(`**${list}?*`)
+      for (const read of secondary) assert.ok((askedAt.get(read) ?? -Infinity) >= listAnsweredAt, `${path}: ${read} went out ${listAnsweredAt - askedAt.get(read)!} ms before the list's answer`)
+    }
+  })
+
   test('a trace id with no stored spans (a Sentry error outside any span, a log of an unexported trace): the trace page says so and still leads to its errors and logs', async () => {
     const project = await createProject(t, 'spanless')
     const capturedAt = Date.parse(ago(3))

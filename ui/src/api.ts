@@ -88,6 +88,11 @@ export interface Paged<T, A = Page<T>> {
   nextCursor: string | null
   error: ApiError | undefined
   loading: boolean
+  /**
+   * the first page has answered (or failed) once: a page's secondary reads (histograms, counts) wait for it, so
+   * that they do not go ahead of the list into the portal's SQLite reader thread, which answers one at a time
+   */
+  answered: boolean
   /** fetch the page after the last one shown, with the API's cursor */
   more(): void
   /** start again from the first page (after a change, or on auto-refresh) */
@@ -104,6 +109,7 @@ export function usePaged<T, A = Page<T>>(path: string | null, pick: (answer: A) 
   const [nextCursor, setNextCursor] = useState<string | null>(null)
   const [error, setError] = useState<ApiError>()
   const [loading, setLoading] = useState(path !== null)
+  const [answered, setAnswered] = useState(false)
   const [version, setVersion] = useState(0)
   const request = useRef(0)
   const picked = useRef(pick)
@@ -124,11 +130,13 @@ export function usePaged<T, A = Page<T>>(path: string | null, pick: (answer: A) 
           setNextCursor(page.nextCursor)
           setError(undefined)
           setLoading(false)
+          setAnswered(true)
         },
         (failure: ApiError) => {
           if (id !== request.current) return
           setError(failure)
           setLoading(false)
+          setAnswered(true)
         },
       )
     },
@@ -142,6 +150,7 @@ export function usePaged<T, A = Page<T>>(path: string | null, pick: (answer: A) 
     nextCursor,
     error,
     loading,
+    answered,
     more: () => nextCursor && fetchPage(nextCursor),
     reload: useCallback(() => setVersion((v) => v + 1), []),
   }

@@ -36,12 +36,16 @@ export function NewErrorsLink({ project, deploy }: { project: string; deploy: De
   )
 }
 
-/** The error rate over the range with each deploy shown listed as a marker: a jump right after one shows. */
-export function DeployErrors({ project, range, deploys }: { project: string; range: TimeRange; deploys: DeployEvent[] }) {
+/**
+ * The error rate over the range with each deploy shown listed as a marker: a jump right after one shows. Read
+ * once the deploys have answered (`readWhen`): it draws them, and the list's first rows need not wait behind it.
+ */
+export function DeployErrors({ project, range, deploys, readWhen }: { project: string; range: TimeRange; deploys: DeployEvent[]; readWhen: boolean }) {
   return (
     <ErrorVolume
       project={project}
       range={range}
+      readWhen={readWhen}
       title="Error events around deploys"
       markers={deploys.map((deploy) => ({
         ms: Date.parse(deploy.ts),

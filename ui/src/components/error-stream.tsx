@@ -9,10 +9,10 @@ type ErrorGroup = components['schemas']['ErrorGroup']
 
 type OccurrenceHistogram = components['schemas']['ErrorOccurrenceHistogram']
 
-/** Error events over the range (stored occurrences per bucket), with deploys as markers when given. */
-export function ErrorVolume({ project, range, markers, title }: { project: string; range: TimeRange; markers?: Marker[]; title?: string }) {
+/** Error events over the range (stored occurrences per bucket, one read made once `readWhen`), with deploys as markers when given. */
+export function ErrorVolume({ project, range, markers, title, readWhen = true }: { project: string; range: TimeRange; markers?: Marker[]; title?: string; readWhen?: boolean }) {
   const bucketSeconds = bucketSecondsFor(range.spanMs)
-  const histogram = useGet<OccurrenceHistogram>(`/api/errors/histogram${queryString({ project_id: project, from: range.from, to: range.to, bucket_seconds: bucketSeconds })}`)
+  const histogram = useGet<OccurrenceHistogram>(readWhen ? `/api/errors/histogram${queryString({ project_id: project, from: range.from, to: range.to, bucket_seconds: bucketSeconds })}` : null)
   if (!histogram.data) return null
   return (
     <Histogram

@@ -12,10 +12,10 @@ const LEVEL_ORDER = ['fatal', 'error', 'warn', 'warning', 'info', 'debug', 'trac
 const levelName = (level: string | null) => level ?? 'no level'
 const levelTone = (name: string) => `level-${name === 'no level' ? 'none' : name.toLowerCase()}`
 
-/** Log volume by level over the range, one read; a click on a bar narrows the range to it. */
-export function LogVolume({ project, range, module }: { project: string; range: TimeRange; module?: string }) {
+/** Log volume by level over the range, one read (made once `readWhen`); a click on a bar narrows the range to it. */
+export function LogVolume({ project, range, module, readWhen = true }: { project: string; range: TimeRange; module?: string; readWhen?: boolean }) {
   const bucketSeconds = bucketSecondsFor(range.spanMs)
-  const histogram = useGet<LevelHistogram>(`/api/modules/logs/histogram${queryString({ project_id: project, from: range.from, to: range.to, bucket_seconds: bucketSeconds, module })}`)
+  const histogram = useGet<LevelHistogram>(readWhen ? `/api/modules/logs/histogram${queryString({ project_id: project, from: range.from, to: range.to, bucket_seconds: bucketSeconds, module })}` : null)
   if (!histogram.data || histogram.data.total === 0) return null
   const present = [...new Set(histogram.data.data.flatMap((bucket) => bucket.levels.map((row) => levelName(row.level))))]
   const series = present.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b))

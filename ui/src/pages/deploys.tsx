@@ -26,7 +26,7 @@ export function DeploysPage({ project }: { project: string }) {
         ]}
       />
       <TimeRangeControl range={range} />
-      <DeployErrors project={project} range={range} deploys={history.items} />
+      <DeployErrors project={project} range={range} deploys={history.items} readWhen={history.answered} />
       <h2>Latest per service and environment</h2>
       <PagedTable
         list={latest}

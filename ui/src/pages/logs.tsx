@@ -21,7 +21,8 @@ export function LogsPage({ project }: { project: string }) {
   const scope = { module, from: range.from, to: range.listTo }
   const filters = { ...scope, q, level, trace_id, ...Object.fromEntries(fieldFilters) }
   const list = usePaged<LogEvent>(`/api/modules/logs/events${queryString({ project_id: project, ...filters })}`)
-  const levels = useGet<LevelCounts>(`/api/modules/logs/levels${queryString({ project_id: project, ...scope })}`)
+  // The counts and the histogram are read once the logs have answered: the first rows do not wait behind them.
+  const levels = useGet<LevelCounts>(list.answered ? `/api/modules/logs/levels${queryString({ project_id: project, ...scope })}` : null)
   useInterval(live, REFRESH_MS, list.reload)
 
   return (
@@ -37,7 +38,7 @@ export function LogsPage({ project }: { project: string }) {
       <TimeRangeControl range={range} />
       <FieldFilter active={fieldFilters} />
       {trace_id && <TraceFilterChip project={project} traceId={trace_id} />}
-      <LogVolume project={project} range={range} module={module} />
+      <LogVolume project={project} range={range} module={module} readWhen={list.answered} />
       {levels.data && levels.data.total > 0 && (
         <p class="levels" aria-label="Logs per level">
           {levels.data.data.map((row) => (
