@@ -130,7 +130,9 @@ function Shell({ me, onSignOut }: { me: Me | null; onSignOut(): void }) {
   const { path } = useLocation()
   const found = findRoute(path)
   const projectId = found?.params.project
-  useDocumentTitle(path, found?.params)
+  // One read of the project names it in the header and the tab title.
+  const project = useGet<Project>(projectId ? `/api/projects/${encodeURIComponent(projectId)}` : null)
+  useDocumentTitle(path, projectId ? project.data?.name : undefined)
   return (
     <>
       <a href="#main" class="skip">
@@ -140,7 +142,7 @@ function Shell({ me, onSignOut }: { me: Me | null; onSignOut(): void }) {
         <Link href="/" class="brand">
           Portal
         </Link>
-        {projectId && <ProjectName id={projectId} />}
+        {projectId && <span class="project">{project.data?.name ?? (project.error ? 'unknown project' : '…')}</span>}
         <a href="/reference/" class="reference">
           API reference
         </a>
@@ -171,11 +173,6 @@ function findRoute(path: string) {
     if (params) return { page, params }
   }
   return null
-}
-
-function ProjectName({ id }: { id: string }) {
-  const project = useGet<Project>(`/api/projects/${encodeURIComponent(id)}`)
-  return <span class="project">{project.data?.name ?? (project.error ? 'unknown project' : '…')}</span>
 }
 
 function ProjectNav({ project, path }: { project: string; path: string }) {

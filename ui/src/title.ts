@@ -1,6 +1,4 @@
 import { useEffect } from 'preact/hooks'
-import { useGet } from './api.ts'
-import type { components } from './api-types.generated.ts'
 import { SECTIONS } from './modules.tsx'
 
 const PORTAL = 'Observability Portal'
@@ -17,10 +15,8 @@ export function pageTitle(path: string, projectName: string | undefined): string
   return [...rest.reverse(), label, projectName].filter(Boolean).join(' · ') + ` — ${PORTAL}`
 }
 
-export function useDocumentTitle(path: string, params: Record<string, string> | undefined) {
-  const project = params?.project
-  const read = useGet<components['schemas']['Project']>(project ? `/api/projects/${encodeURIComponent(project)}` : null)
-  const title = pageTitle(path, project ? read.data?.name : undefined)
+export function useDocumentTitle(path: string, projectName: string | undefined) {
+  const title = pageTitle(path, projectName)
   useEffect(() => {
     document.title = title
   }, [title])
