@@ -12,8 +12,11 @@ export interface Config {
   /** PostgreSQL: how long one query may go unanswered before it fails (a 503), so that a partition never hangs a request */
   databaseQueryTimeoutMs: number
   sqliteSynchronous: 'full' | 'normal'
-  /** SQLite only: `duckdb` keeps the log events in events.duckdb, fed through a SQLite outbox (docs/event-store.md) */
-  eventStore: 'sqlite' | 'duckdb'
+  /**
+   * SQLite only: `duckdb` keeps the log events in events.duckdb, fed through a SQLite outbox; `sqlite` as rows of
+   * the SQLite database; unset, DuckDB unless the data folder already holds them as rows (docs/event-store.md)
+   */
+  eventStore: 'sqlite' | 'duckdb' | undefined
   dataDir: string
   secretKey: string | undefined
   bootstrapToken: string | undefined
@@ -90,7 +93,7 @@ export function loadConfig(env: Env = process.env): Config {
     databasePoolWaitMs: integer(env, 'DATABASE_POOL_WAIT_MS', 5_000, 10, 600_000),
     databaseQueryTimeoutMs: integer(env, 'DATABASE_QUERY_TIMEOUT_MS', 15_000, 100, 3_600_000),
     sqliteSynchronous: oneOf(env, 'SQLITE_SYNCHRONOUS', 'full', ['full', 'normal']) as 'full' | 'normal',
-    eventStore: oneOf(env, 'EVENT_STORE', 'sqlite', ['sqlite', 'duckdb']) as 'sqlite' | 'duckdb',
+    eventStore: eventStore(env),
     dataDir,
     secretKey: optional(env, 'PORTAL_SECRET_KEY'),
     bootstrapToken: bootstrapToken(env),
@@ -159,6 +162,10 @@ function oneOf(env: Env, name: string, fallback: string, allowed: string[]): str
   const raw = text(env, name, fallback)
   if (!allowed.includes(raw)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`)
   return raw
+}
+
+function eventStore(env: Env): 'sqlite' | 'duckdb' | undefined {
+  return optional(env, 'EVENT_STORE') === undefined ? undefined : (oneOf(env, 'EVENT_STORE', '', ['sqlite', 'duckdb']) as 'sqlite' | 'duckdb')
 }
 
 function databaseUrl(env: Env, dataDir: string): string {

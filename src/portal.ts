@@ -75,8 +75,13 @@ function standardOutput(): pino.DestinationStream {
   return stream
 }
 
-export async function openMigratedStorage(config: Config): Promise<Storage> {
-  const storage = await openStorage(config.databaseUrl, storageOptions(config))
+/**
+ * Opens the database and migrates it. `stateOnly` leaves the event store out: the CLI's commands touch state
+ * alone, and run beside a serving portal, whose process alone may open events.duckdb.
+ */
+export async function openMigratedStorage(config: Config, { stateOnly = false } = {}): Promise<Storage> {
+  const options = storageOptions(config)
+  const storage = await openStorage(config.databaseUrl, stateOnly ? { ...options, columnarTables: [] } : options)
   await migrate(storage, [...allMigrations, ...storage.layoutMigrations])
   return storage
 }

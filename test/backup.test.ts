@@ -11,9 +11,10 @@ import { killPortal, runPortalCli, spawnPortal } from './support/process.ts'
 const ADMIN = `pat_${'b'.repeat(32)}`
 
 describe('portal backup', () => {
-  test('a live SQLite portal backed up while ingesting: the restored copy holds every event acknowledged before the backup, beside the key file', { timeout: 120_000 }, async () => {
+  test('a live portal on SQLite rows backed up while ingesting: the restored copy holds every event acknowledged before the backup, beside the key file', { timeout: 120_000 }, async () => {
     const database = await createTestDatabase('sqlite')
-    const env = { DATABASE_URL: database.url, PORTAL_DATA_DIR: database.dataDir, PORTAL_BOOTSTRAP_TOKEN: ADMIN }
+    // The CLI copies a running portal's data folder only where DuckDB holds nothing (the next test has DuckDB).
+    const env = { DATABASE_URL: database.url, PORTAL_DATA_DIR: database.dataDir, PORTAL_BOOTSTRAP_TOKEN: ADMIN, EVENT_STORE: 'sqlite' }
     const portal = await spawnPortal(env, { timeoutMs: 90_000 })
     const destination = fs.mkdtempSync(path.join(os.tmpdir(), 'portal-backup-'))
     try {
@@ -48,7 +49,7 @@ describe('portal backup', () => {
     }
   })
 
-  test('EVENT_STORE=duckdb: refused while the portal runs, writing nothing; after a stop, and after a SIGKILL, the restored copy holds every acknowledged log', { timeout: 240_000 }, async () => {
+  test('DuckDB, the default event store: refused while the portal runs, writing nothing; after a stop, and after a SIGKILL, the restored copy holds every acknowledged log', { timeout: 240_000 }, async () => {
     const database = await createTestDatabase('sqlite')
     const env = { DATABASE_URL: database.url, PORTAL_DATA_DIR: database.dataDir, PORTAL_BOOTSTRAP_TOKEN: ADMIN, EVENT_STORE: 'duckdb' }
     const backups = fs.mkdtempSync(path.join(os.tmpdir(), 'portal-backup-'))

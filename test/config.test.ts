@@ -2,6 +2,7 @@ import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
+import fs from 'node:fs'
 import path from 'node:path'
 import { ConfigError, loadConfig } from '../src/config.ts'
 import { createTestDatabase } from './support/portal.ts'
@@ -97,6 +98,24 @@ describe('the portal command', () => {
         assert.equal(created.status, 201, body)
         assert.equal(JSON.parse(body).orgId, org)
         assert.ok(!portal.output().includes('admin access token was created'), 'no first-start token when tokens exist')
+      } finally {
+        await killPortal(portal, 'SIGTERM')
+      }
+    } finally {
+      await database.drop()
+    }
+  })
+
+  test('token create and org create run beside a serving portal, whose process holds events.duckdb', async () => {
+    const database = await createTestDatabase('sqlite')
+    const env = { ...process.env, DATABASE_URL: database.url, PORTAL_DATA_DIR: database.dataDir, EVENT_STORE: '' }
+    try {
+      const portal = await spawnPortal({ DATABASE_URL: database.url, PORTAL_DATA_DIR: database.dataDir, EVENT_STORE: '' })
+      try {
+        assert.ok(fs.existsSync(path.join(database.dataDir, 'events.duckdb')))
+        const viewer = (await run(process.execPath, [PORTAL_BIN, 'token', 'create', '--role', 'viewer'], { env })).stdout.trim()
+        assert.match((await run(process.execPath, [PORTAL_BIN, 'org', 'create', '--name', 'Beside'], { env })).stdout.trim(), /^org_/)
+        assert.equal((await fetch(`${portal.url}/api/projects`, { headers: { authorization: `Bearer ${viewer}` } })).status, 200)
       } finally {
         await killPortal(portal, 'SIGTERM')
       }

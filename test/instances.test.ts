@@ -25,7 +25,11 @@ const KEYS = 40
 /** Three portals over one database, as three instances behind a load balancer (limits high: not tested here). */
 async function startThreePortals(dialect: Dialect, env: Record<string, string> = {}): Promise<{ portals: TestPortal[]; close(): Promise<void>; database: TestDatabase }> {
   const database = await createTestDatabase(dialect, { migrated: true })
-  const limits = { INGEST_RATE_LIMIT_EVENTS_PER_SECOND: '1000000', INGEST_RATE_LIMIT_BATCHES_PER_SECOND: '1000000', ...env }
+  // These portals share one process: on one SQLite file they stand for the instances of PostgreSQL, not for a
+  // deployment (a SQLite data folder has one portal process), and share the file's rows. DuckDB's event store
+  // is one process's, and one portal's: the second would be refused (test/storage/event-store-choice.test.ts).
+  const rows: Record<string, string> = dialect === 'sqlite' ? { EVENT_STORE: 'sqlite' } : {}
+  const limits = { INGEST_RATE_LIMIT_EVENTS_PER_SECOND: '1000000', INGEST_RATE_LIMIT_BATCHES_PER_SECOND: '1000000', ...rows, ...env }
   const portals: TestPortal[] = []
   for (let i = 0; i < 3; i++) portals.push(await startTestPortalOn(dialect, database, limits))
   return {

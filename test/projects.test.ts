@@ -91,7 +91,7 @@ for (const dialect of DIALECTS) {
       assert.equal((await ingest(t, p, [event('log', { message: 'after delete' })])).status, 401)
       const row = await t.portal.ctx.storage.db.selectFrom('projects').selectAll().where('id', '=', p.id).executeTakeFirstOrThrow()
       assert.notEqual(row.deleted_at, null)
-      const events = await (t.portal.ctx.storage.db as any).selectFrom('log_events').select('id').where('project_id', '=', p.id).execute()
+      const events = await (t.portal.ctx.storage.eventsOf('log_events').db as any).selectFrom('log_events').select('id').where('project_id', '=', p.id).execute()
       assert.equal(events.length, 1, 'the project’s events stay in the database')
     })
 
@@ -176,8 +176,10 @@ for (const dialect of DIALECTS) {
   describe(`API keys across two portals on one ${dialect} database`, () => {
     test('a key revoked or a project deleted through one portal is refused by the other within API_KEY_CACHE_MS', async () => {
       const database = await createTestDatabase(dialect, { migrated: true })
-      const first = await startTestPortalOn(dialect, database)
-      const second = await startTestPortalOn(dialect, database)
+      // Two portals of one process on one SQLite file share its rows; DuckDB's event store is one portal's.
+      const env: Record<string, string> = dialect === 'sqlite' ? { EVENT_STORE: 'sqlite' } : {}
+      const first = await startTestPortalOn(dialect, database, env)
+      const second = await startTestPortalOn(dialect, database, env)
       try {
         const revoked = await createProject(first, 'revoked elsewhere')
         const deleted = await createProject(first, 'deleted elsewhere')

@@ -2,11 +2,10 @@ import fs from 'node:fs'
 import path from 'node:path'
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api'
 import type { Config } from '../config.ts'
+import { eventsFileBeside } from '../storage/duckdb/events-file.ts'
 import { copySqliteDatabase } from '../storage/sqlite/sqlite-backup.ts'
 
 const KEY_FILE = 'secret.key'
-/** Where EVENT_STORE=duckdb keeps the module event rows: beside the SQLite file (src/storage/duckdb/duckdb-events.ts). */
-const EVENTS_FILE = 'events.duckdb'
 
 /**
  * Copies the embedded default into `destination`: the SQLite database through SQLite's online backup
@@ -29,8 +28,8 @@ export async function backupEmbedded(config: Config, destination: string): Promi
   const source = config.databaseUrl.slice('sqlite:'.length)
   if (!fs.existsSync(source)) throw new BackupError(`no database at ${source}`)
   const target = path.join(destination, path.basename(source))
-  const eventsSource = path.join(path.dirname(path.resolve(source)), EVENTS_FILE)
-  const eventsTarget = path.join(destination, EVENTS_FILE)
+  const eventsSource = eventsFileBeside(source)
+  const eventsTarget = path.join(destination, path.basename(eventsSource))
   for (const file of [target, eventsTarget]) {
     if (fs.existsSync(file)) throw new BackupError(`${file} exists; back up into an empty folder`)
   }
@@ -109,7 +108,7 @@ async function copyEvents({ connection }: { connection: DuckDBConnection }, targ
     for (const [schema, table] of tables) {
       const name = `${quote(String(schema))}.${quote(String(table))}`
       const counts = (await connection.runAndReadAll(`select (select count(*) from source.${name}), (select count(*) from target.${name})`)).getRows()[0]
-      if (counts[0] !== counts[1]) throw new Error(`the copy of ${EVENTS_FILE} holds ${counts[1]} rows of ${name}, the original ${counts[0]}`)
+      if (counts[0] !== counts[1]) throw new Error(`the copy of events.duckdb holds ${counts[1]} rows of ${name}, the original ${counts[0]}`)
     }
   } finally {
     // Detaching checkpoints the copy: one file, no WAL beside it.

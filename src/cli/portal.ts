@@ -15,8 +15,8 @@ const USAGE = `usage: portal <command>
                                           create an access token and print it once
   org create --name NAME                  create an organisation and print its id
   backup DEST_DIR                         copy the SQLite database (online, while the portal runs),
-                                          events.duckdb (EVENT_STORE=duckdb: only with the portal stopped;
-                                          a running portal writes its own through POST /api/backups)
+                                          events.duckdb (only with the portal stopped; a running
+                                          portal writes its own through POST /api/backups)
                                           and the secret.key file into DEST_DIR; see docs/operations-guide.md
 
 Configuration comes from the environment (see README).`
@@ -36,7 +36,7 @@ async function main(argv: string[]) {
   if (command === 'token' && sub === 'create') {
     const { values } = parseArgs({ args: rest, options: { role: { type: 'string' }, name: { type: 'string' }, org: { type: 'string' } } })
     if (values.role !== 'admin' && values.role !== 'viewer') throw new UsageError('--role must be admin or viewer')
-    const storage = await openMigratedStorage(config)
+    const storage = await openMigratedStorage(config, { stateOnly: true })
     try {
       const orgId = values.org ?? DEFAULT_ORG_ID
       const org = await storage.db.selectFrom('organizations').select('id').where('id', '=', orgId).executeTakeFirst()
@@ -51,7 +51,7 @@ async function main(argv: string[]) {
   if (command === 'org' && sub === 'create') {
     const { values } = parseArgs({ args: rest, options: { name: { type: 'string' } } })
     if (!values.name) throw new UsageError('--name is required')
-    const storage = await openMigratedStorage(config)
+    const storage = await openMigratedStorage(config, { stateOnly: true })
     try {
       console.log((await createOrganization(storage.db, values.name)).id)
     } finally {

@@ -8,6 +8,7 @@ import { isoTime } from '../ids.ts'
 import { modules } from '../modules/registry.ts'
 import type { EventTablesByName } from '../modules/module.ts'
 import { moduleDb } from '../modules/read-route.ts'
+import { tablesOf } from '../storage/tables.ts'
 
 const DAY_MS = 24 * 60 * 60 * 1000
 /** Error occurrences live in the errors module's own table, beside the registry's event tables. */
@@ -68,21 +69,22 @@ export const projectActivityRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalConte
       const activity = new Map(ids.map((id) => [id, { projectId: id, eventsLast24h: 0, lastEventAt: null as string | null, types: {} as Record<string, { eventsLast24h: number; lastEventAt: string | null }> }]))
       await Promise.all(
         tables.map(async ({ type, table }) => {
+          // The table's own store (DuckDB holds the columnar modules' events), which has no projects table.
+          const events = tablesOf<EventTablesByName>(ctx.storage.eventsOf(table).db)
           const [latest, recent] = await Promise.all([
             // One index step per project: grouped by project_id, max(ts) would read every event of the project.
-            db
-              .selectFrom('projects')
-              .select((eb) => ['id as project_id', eb.selectFrom(table).select((inner) => inner.fn.max('ts').as('ts')).whereRef(`${table}.project_id`, '=', 'projects.id').as('last')])
-              .where('id', 'in', ids)
-              .execute(),
-            db.selectFrom(table).select((eb) => ['project_id', eb.fn.countAll().as('events')]).where('project_id', 'in', ids).where('ts', '>=', since).groupBy('project_id').execute(),
+            events
+              .selectNoFrom((eb) => ids.map((id, i) => eb.selectFrom(table).select((inner) => inner.fn.max('ts').as('ts')).where('project_id', '=', id).as(`last${i}`)))
+              .executeTakeFirstOrThrow() as Promise<Record<string, number | null>>,
+            events.selectFrom(table).select((eb) => ['project_id', eb.fn.countAll().as('events')]).where('project_id', 'in', ids).where('ts', '>=', since).groupBy('project_id').execute(),
           ])
           const counts = new Map(recent.map((row) => [row.project_id as string, Number(row.events)]))
-          for (const row of latest) {
-            if (row.last === null) continue
-            const project = activity.get(row.project_id as string)!
-            const lastEventAt = isoTime(Number(row.last))!
-            const eventsLast24h = counts.get(row.project_id as string) ?? 0
+          for (const [i, id] of ids.entries()) {
+            const last = latest[`last${i}`]
+            if (last === null) continue
+            const project = activity.get(id)!
+            const lastEventAt = isoTime(Number(last))!
+            const eventsLast24h = counts.get(id) ?? 0
             project.types[type] = { eventsLast24h, lastEventAt }
             project.eventsLast24h += eventsLast24h
             if (project.lastEventAt === null || lastEventAt > project.lastEventAt) project.lastEventAt = lastEventAt

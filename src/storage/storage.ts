@@ -158,7 +158,10 @@ export interface StorageOptions {
   /** PostgreSQL only: SQLite's calls are synchronous and bounded by its busy timeout */
   queryTimeoutMs: number
   sqliteSynchronous: 'full' | 'normal'
-  /** SQLite only: with `duckdb`, the event rows of `columnarTables` live in events.duckdb beside the database file */
+  /**
+   * SQLite only: with `duckdb`, the event rows of `columnarTables` live in events.duckdb beside the database file;
+   * unset, the data folder decides (`eventStoreOfDataFolder`: DuckDB but for a folder whose rows predate it)
+   */
   eventStore?: 'sqlite' | 'duckdb'
   columnarTables?: string[]
   /** by event table, the payload fields its columns copy (`EventModule.promotedFields`): stored there only, in any store */
@@ -182,10 +185,16 @@ async function openDatabase(databaseUrl: string, options: StorageOptions): Promi
     const { openSqliteStorage } = await import('./sqlite/sqlite-storage.ts')
     const file = databaseUrl.slice('sqlite:'.length)
     const storage = openSqliteStorage(file, options.sqliteSynchronous, undefined, options.poolWaitMs, options.writerThread)
-    if (options.eventStore !== 'duckdb' || file === ':memory:') return storage
+    const columnarTables = options.columnarTables ?? []
+    if (file === ':memory:' || !columnarTables.length) return storage
+    const { eventStoreOfDataFolder } = await import('./duckdb/events-file.ts')
+    if ((options.eventStore ?? (await eventStoreOfDataFolder(storage, file, columnarTables))) !== 'duckdb') return storage
     const { withDuckdbEvents, withDuckdbOutbox } = await import('./duckdb/duckdb-events.ts')
-    if (options.writerThread) return withDuckdbOutbox(storage, options.columnarTables ?? [])
-    return withDuckdbEvents(storage, file, options.columnarTables ?? [])
+    if (options.writerThread) return withDuckdbOutbox(storage, columnarTables)
+    return withDuckdbEvents(storage, file, columnarTables).catch(async (error: unknown) => {
+      await storage.close()
+      throw error
+    })
   }
   const { openPostgresStorage } = await import('./postgres/postgres-storage.ts')
   return openPostgresStorage(databaseUrl, options)

@@ -194,7 +194,7 @@ export async function startTestPortalOn(dialect: Dialect, database: TestDatabase
     LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
     // Tests store events dated months back; retention runs only where a test asks (portal.retention.runNow).
     RETENTION_INTERVAL_SECONDS: '86400',
-    // EVENT_STORE=duckdb runs the SQLite portals of a suite on the columnar event store (docs/event-store.md).
+    // EVENT_STORE=sqlite runs the SQLite portals of a suite on the row store, =duckdb on DuckDB (docs/event-store.md).
     ...(process.env.EVENT_STORE ? { EVENT_STORE: process.env.EVENT_STORE } : {}),
     ...env,
   })

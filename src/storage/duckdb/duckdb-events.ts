@@ -9,6 +9,7 @@ import { nthNewestByOffset, type EventPosition, type EventRows, type EventStore 
 import { tablesOf, type Connection, type Database } from '../tables.ts'
 import type { Migration } from '../migrations.ts'
 import { DuckdbDialect } from './duckdb-dialect.ts'
+import { eventsFileBeside } from './events-file.ts'
 
 /** The materialiser applies the outbox this often under steady ingest, or sooner once this many events wait. */
 const MATERIALISE_EVERY_MS = 250
@@ -96,8 +97,12 @@ type ColumnType = 'VARCHAR' | 'BIGINT' | 'DOUBLE'
  * transaction, then deletes them from the outbox; a read first has every committed outbox row applied.
  */
 export async function withDuckdbEvents(storage: Storage, file: string, tables: string[]): Promise<Storage> {
-  const duckdbFile = path.join(path.dirname(path.resolve(file)), 'events.duckdb')
+  const duckdbFile = eventsFileBeside(file)
+  // DuckDB's lock on the file is the process's (POSIX locks are): it refuses another process, not a second
+  // portal of this one, whose own instance and materialiser would write the same file beside the first's.
+  if (openHere.has(duckdbFile)) throw new Error(`${duckdbFile} is open by another portal in this process; one portal holds a data folder's DuckDB event store`)
   const instance = await DuckDBInstance.create(duckdbFile, { threads: '1' })
+  openHere.add(duckdbFile)
   // The materialiser's transactions run on their own connection; reads see what it has committed.
   const connection = await instance.connect()
   const readConnection = await instance.connect()
@@ -300,10 +305,14 @@ export async function withDuckdbEvents(storage: Storage, file: string, tables: s
       readConnection.closeSync()
       connection.closeSync()
       instance.closeSync()
+      openHere.delete(duckdbFile)
       await storage.close()
     },
   }
 }
+
+/** The DuckDB files this process's portals hold. */
+const openHere = new Set<string>()
 
 /** The spans back from the newest row that `nthNewest` counts, five a query: 1 min × 4^i, the last one unbounded. */
 const SPAN_BATCHES = [0, 5, 10].map((first) => Array.from({ length: 5 }, (_, i) => (first + i === 14 ? Infinity : 60_000 * 4 ** (first + i))))

@@ -139,6 +139,10 @@ export function openSqliteStorage(
       await space.close()
       await invalidations.close()
       await db.destroy()
+      // Kysely destroys its driver only if a query ran: a storage closed unused (a start refused) closes its
+      // connections here, or the reader's thread keeps the process alive.
+      await reader?.close()
+      statements.close()
       await walSyncer?.close()
     },
   }

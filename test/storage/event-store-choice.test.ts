@@ -1,0 +1,80 @@
+import { describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import path from 'node:path'
+import { sql } from 'kysely'
+import { createProject, createTestDatabase, DIALECTS, event, ingest, readAll, startTestPortalOn, type TestPortal } from '../support/portal.ts'
+
+// With EVENT_STORE unset, a data folder decides where its log events live (docs/event-store.md): a new one in
+// DuckDB (events.duckdb), one that holds them as SQLite rows from before keeps them there. PostgreSQL has
+// one store. '' unsets the EVENT_STORE a test run may pass to its portals (test/row-store.test.ts).
+const DEFAULT = { EVENT_STORE: '' }
+
+const messages = async (t: TestPortal, projectId: string) => (await readAll(t, `/api/modules/logs/events?project_id=${projectId}`)).map((e) => e.data.message).sort()
+const rowsInDatabase = async (t: TestPortal) => Number((await sql<{ n: number }>`select count(*) as n from log_events`.execute(t.portal.ctx.storage.db)).rows[0].n)
+
+for (const dialect of DIALECTS) {
+  describe(`the default event store on ${dialect}`, () => {
+    test('a new data folder stores and reads its logs where the default puts them', async () => {
+      const database = await createTestDatabase(dialect)
+      try {
+        const t = await startTestPortalOn(dialect, database, DEFAULT)
+        try {
+          const project = await createProject(t)
+          assert.equal((await ingest(t, project, [event('log', { level: 'info', message: 'one' }), event('log', { level: 'error', message: 'two' })])).status, 200)
+          assert.deepEqual(await messages(t, project.id), ['one', 'two'])
+          const inDuckdb = dialect === 'sqlite'
+          assert.equal(fs.existsSync(path.join(database.dataDir, 'events.duckdb')), inDuckdb)
+          assert.equal(await rowsInDatabase(t), inDuckdb ? 0 : 2)
+        } finally {
+          await t.close()
+        }
+      } finally {
+        await database.drop()
+      }
+    })
+  })
+}
+
+if (DIALECTS.includes('sqlite')) {
+  test('a SQLite data folder whose logs are rows keeps them there, read and written, with EVENT_STORE unset', async () => {
+    const database = await createTestDatabase('sqlite')
+    try {
+      const before = await startTestPortalOn('sqlite', database, { EVENT_STORE: 'sqlite' })
+      const project = await createProject(before)
+      assert.equal((await ingest(before, project, [event('log', { level: 'info', message: 'stored as a row' })])).status, 200)
+      await before.close()
+
+      const after = await startTestPortalOn('sqlite', database, DEFAULT)
+      try {
+        assert.equal((await ingest(after, project, [event('log', { level: 'info', message: 'after the upgrade' })])).status, 200)
+        assert.deepEqual(await messages(after, project.id), ['after the upgrade', 'stored as a row'])
+        assert.equal(await rowsInDatabase(after), 2)
+        assert.ok(!fs.existsSync(path.join(database.dataDir, 'events.duckdb')), 'no DuckDB file made beside the rows')
+      } finally {
+        await after.close()
+      }
+    } finally {
+      await database.drop()
+    }
+  })
+}
+
+if (DIALECTS.includes('sqlite')) {
+  test('a second portal of this process on the same data folder is refused, naming events.duckdb', async () => {
+    const database = await createTestDatabase('sqlite')
+    try {
+      const first = await startTestPortalOn('sqlite', database, DEFAULT)
+      try {
+        await assert.rejects(startTestPortalOn('sqlite', database, DEFAULT), /events\.duckdb is open by another portal in this process/)
+        const project = await createProject(first)
+        assert.equal((await ingest(first, project, [event('log', { level: 'info', message: 'still served' })])).status, 200)
+        assert.deepEqual(await messages(first, project.id), ['still served'])
+      } finally {
+        await first.close()
+      }
+    } finally {
+      await database.drop()
+    }
+  })
+}
