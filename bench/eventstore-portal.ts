@@ -1,5 +1,5 @@
 // Bytes per log event of the whole data folder after a clean stop, the portal end to end (HTTP, ingest,
-// outbox, materialiser), with the default event store and with EVENT_STORE=duckdb, over the same events:
+// outbox, materialiser), with EVENT_STORE=sqlite (rows) and duckdb (a new data folder's default), over the same events:
 // level, module, message and two fields, 100-event batches, one connection. BENCH_PORTAL_EVENTS sets
 // the count (default 100,000); EVENT_STORE=duckdb (or sqlite) measures that store alone. The bound beside
 // it: the same events as JSON lines, deflated.
