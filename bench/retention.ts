@@ -38,11 +38,11 @@ async function seedDay(ctx: PortalContext, projectId: string, dayStart: number):
   }
 }
 
-/** The database's bytes on disk: the SQLite file with its WAL, or the PostgreSQL database. */
+/** The database's bytes on disk: the SQLite data folder's files (portal.db and events.duckdb with their WALs), or the PostgreSQL database. */
 async function diskBytes(t: TestPortal): Promise<number> {
   if (t.dialect === 'postgres') return Number((await sql<{ bytes: string }>`select pg_database_size(current_database()) as bytes`.execute(t.portal.ctx.storage.db)).rows[0].bytes)
-  const file = path.join(t.config.dataDir, 'portal.db')
-  return [file, `${file}-wal`].reduce((sum, name) => sum + (fs.existsSync(name) ? fs.statSync(name).size : 0), 0)
+  const files = fs.readdirSync(t.config.dataDir).map((name) => path.join(t.config.dataDir, name))
+  return files.reduce((sum, file) => sum + (fs.statSync(file).isFile() ? fs.statSync(file).size : 0), 0)
 }
 
 /** Events per second accepted by `CONNECTIONS` clients sending signed batches for `INGEST_SECONDS`. */
@@ -73,7 +73,7 @@ async function benchDialect(dialect: Dialect): Promise<void> {
       const started = performance.now()
       const report = await t.portal.retention.runNow({ now: dayStart + DAY_MS - 1 })
       const purgeMs = performance.now() - started
-      const stored = Number((await sql<{ n: number }>`select count(*) as n from log_events`.execute(t.portal.ctx.storage.db)).rows[0].n)
+      const stored = Number((await sql<{ n: number }>`select count(*) as n from log_events`.execute(t.portal.ctx.storage.eventsOf('log_events').db)).rows[0].n)
       console.log(
         `  ${dialect.padEnd(8)} day ${String(day + 1).padStart(2)}: ${String(stored).padStart(9)} events stored, ${(await diskBytes(t) / 1e6).toFixed(1).padStart(7)} MB on disk; ` +
           `purge ${purgeMs.toFixed(0)} ms: ${report.deleted.log_events ?? 0} rows deleted, ${report.droppedPartitions.length} partitions dropped, ${(report.bytesReturned / 1e6).toFixed(1)} MB returned`,
