@@ -2,6 +2,7 @@ import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { Worker } from 'node:worker_threads'
 import { createProject, createTestDatabase, DIALECTS, event, ingest, requester, type PortalClient, type TestDatabase } from '../support/portal.ts'
 import { killPortal, spawnPortal, type PortalProcess } from '../support/process.ts'
 import { connectRaw, type RawConnection } from './support/raw-http.ts'
@@ -27,21 +28,46 @@ async function spawnLimited(dialect: 'sqlite' | 'postgres', database: TestDataba
   )
 }
 
-/** Probes health as a load balancer does, on a fresh connection, every `everyMs` while `running()`: statuses and latencies. */
-async function probeHealth(url: string, everyMs: number, running: () => boolean) {
-  const probes: { status: number | 'timeout' | 'refused'; ms: number }[] = []
-  while (running()) {
+type Probe = { status: number | 'timeout' | 'refused'; ms: number }
+
+// The probe loop runs on a thread of its own: this process's own attack (bursts of connects, reads of /proc)
+// stalls its event loop, which would otherwise count in a probe's time as the portal's.
+const PROBE_THREAD = `
+const { parentPort, workerData } = require('node:worker_threads')
+const { url, everyMs, timeoutMs } = workerData
+let running = true
+parentPort.once('message', () => (running = false))
+;(async () => {
+  const probes = []
+  while (running) {
     const startedAt = performance.now()
     try {
-      const response = await fetch(`${url}/api/health`, { headers: { connection: 'close' }, signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) })
+      const response = await fetch(url + '/api/health', { headers: { connection: 'close' }, signal: AbortSignal.timeout(timeoutMs) })
       await response.arrayBuffer()
       probes.push({ status: response.status, ms: performance.now() - startedAt })
     } catch (error) {
-      probes.push({ status: (error as Error).name === 'TimeoutError' ? 'timeout' : 'refused', ms: performance.now() - startedAt })
+      probes.push({ status: error.name === 'TimeoutError' ? 'timeout' : 'refused', ms: performance.now() - startedAt })
     }
-    await sleep(everyMs)
+    await new Promise((resolve) => setTimeout(resolve, everyMs))
   }
-  return probes
+  parentPort.postMessage(probes)
+})()
+`
+
+/** Probes health as a load balancer does, on a fresh connection, every `everyMs` while `running()`: statuses and latencies. */
+async function probeHealth(url: string, everyMs: number, running: () => boolean): Promise<Probe[]> {
+  const thread = new Worker(PROBE_THREAD, { eval: true, workerData: { url, everyMs, timeoutMs: PROBE_TIMEOUT_MS } })
+  const probes = new Promise<Probe[]>((resolve, reject) => {
+    thread.once('message', resolve)
+    thread.once('error', reject)
+  })
+  while (running()) await sleep(50)
+  thread.postMessage('stop')
+  try {
+    return await probes
+  } finally {
+    await thread.terminate()
+  }
 }
 
 /** The portal process's open descriptors, and how many of them are sockets, from /proc. */
