@@ -209,10 +209,13 @@ describe('web UI pages in Chromium', () => {
     assert.equal(await page.getByRole('link', { name: 'POST /checkout' }).count(), 0)
   })
 
-  test('webhooks: a failing endpoint says so with its success rate and last status; deliveries show URL and response code; test event; active tab', async () => {
+  test('webhooks: a failing endpoint says so, since when, with its success rate and last status; deliveries show URL and response code; test event; active tab', async () => {
     await signIn(page, `${t.url}/p/${shop.id}/webhooks`, t.adminToken)
     const failing = page.getByRole('row').filter({ hasText: '/fail/500' })
     await failing.getByText('failing').waitFor()
+    const { failingSince } = (await t.request('GET', `/api/webhooks/endpoints/${failingEndpoint}`, { token: t.viewerToken })).body
+    assert.ok(failingSince, 'the API has the endpoint failing after its failed attempts')
+    assert.equal(await failing.getByText(/^failing since /).locator('time').getAttribute('datetime'), failingSince)
     // the state comes with the endpoint, the rate and the last status with the health read that follows
     await failing.getByText(/% of/).waitFor()
     const failingText = (await failing.textContent())!
@@ -221,6 +224,7 @@ describe('web UI pages in Chromium', () => {
     assert.match(failingText, /HTTP 500/)
     const healthy = page.getByRole('row').filter({ hasText: '/ok/crm' })
     await healthy.getByText('healthy').waitFor()
+    assert.doesNotMatch((await healthy.textContent())!, /failing|since/)
     // on a loaded machine a 1 s timeout can fail an attempt before the retry succeeds: the rate is not asserted here
     assert.match((await healthy.textContent())!, /\d+% of \d+.*HTTP 200/)
     assert.equal(await page.getByRole('link', { name: 'Endpoints', exact: true }).getAttribute('aria-current'), 'page')
