@@ -318,6 +318,21 @@ describe('investigating in Chromium: linked signals, time in hand, the error gro
     assert.deepEqual(await page.locator('tbody tr .logline').allTextContents(), ['a log of an unexported trace'])
   })
 
+  test('a trace link naming a span the trace does not have says so; one naming a span it has opens that span without the notice', async () => {
+    const project = await seedIncident(t, 'stale span link')
+    const notice = page.getByRole('status').filter({ hasText: 'is not in this trace' })
+    await signIn(page, `${t.url}/p/${project.id}/traces/${TRACE_ID}?span=0badc0ffee`, t.viewerToken)
+    await page.getByRole('heading', { name: 'POST /checkout' }).waitFor()
+    assert.equal((await notice.textContent())?.trim(), 'Span 0badc0ffee is not in this trace.')
+    assert.equal(await page.locator('.waterfall > li[aria-current]').count(), 0)
+
+    await page.goto(`${t.url}/p/${project.id}/traces/${TRACE_ID}?span=b2`)
+    const span = page.getByRole('list', { name: /^Spans/ }).getByRole('listitem').filter({ hasText: 'charge card' })
+    await span.getByRole('row', { name: 'payment.provider acme-pay' }).waitFor()
+    assert.equal(await span.getAttribute('aria-current'), 'true')
+    assert.equal(await notice.count(), 0)
+  })
+
   test('the error group page: any occurrence older and newer, raw Python stack with source lines and the chained traceback, grouping explanation, breakdown', async () => {
     const project = await createProject(t, 'python')
     let fingerprint = ''

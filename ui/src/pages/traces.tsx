@@ -90,6 +90,11 @@ export function TracePage({ project, traceId }: { project: string; traceId: stri
           </p>
           <TraceSignals project={project} traceId={detail.traceId} logsHref={traceLogsHref(project, detail.traceId, detail.startedAt, detail.durationMs)} errors={errors} />
           {detail.truncated && <p class="state">This trace has more spans than the portal returns; the first {detail.spans.length} are shown.</p>}
+          {span && !detail.spans.some((shown) => shown.spanId === span) && (
+            <p class="state" role="status">
+              Span <code>{span}</code> is not {detail.truncated ? 'among the spans shown' : 'in this trace'}.
+            </p>
+          )}
           <Waterfall project={project} trace={detail} currentSpanId={span} errorsBySpan={errorsBySpan(errors.items)} />
         </>
       )}
