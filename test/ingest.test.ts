@@ -88,9 +88,15 @@ for (const dialect of DIALECTS) {
         event('log', { message: 'b' }, '2026-01-01T00:00:00+02:00'),
         event('log', { message: 'c' }, '2026-01-01T00:00:00+00:00'),
         event('log', { message: 'd' }, '2026-01-01T00:00:00.123456Z'),
+        event('log', { message: 'e' }, '2026-02-29T00:00:00Z'),
+        event('log', { message: 'f' }, '2024-02-29T00:00:00Z'),
+        event('log', { message: 'g' }, '2100-02-29T00:00:00Z'),
+        event('log', { message: 'h' }, '2026-12-31T24:00:00Z'),
+        event('log', { message: 'i' }, '2026-04-31T12:00:00Z'),
+        event('log', { message: 'j' }, '2026-12-31T23:59:59.999Z'),
       ])
-      assert.equal(res.body.accepted, 2)
-      assert.deepEqual(res.body.rejected.map((r: any) => r.index), [0, 1])
+      assert.equal(res.body.accepted, 4)
+      assert.deepEqual(res.body.rejected.map((r: any) => r.index), [0, 1, 4, 6, 7, 8])
     })
 
     test('401 without a bearer, with an unknown one, and with a revoked key', async () => {
