@@ -171,43 +171,48 @@ export function eventReads(module: EventModule): FastifyPluginAsyncTypebox<{ ctx
       async (request) => {
         const { project_id: projectId, limit = DEFAULT_LIMIT, cursor, from, to, ...filters } = request.query as EventsQuery
         await findProject(ctx.storage.db, accessPrincipal(request).orgId, projectId)
-        let events = db.selectFrom(module.table).where('project_id', '=', projectId)
-        const fromMs = queryTime(from)
-        const toMs = queryTime(to)
-        if (toMs !== undefined) events = events.where('ts', '<', toMs)
-        const inRange = fromMs === undefined ? events : events.where('ts', '>=', fromMs)
-        const scans = Object.entries(filters).some(
-          ([name, value]) => value !== undefined && (module.filters[name] ? module.filters[name].scans === true : patternFilters.some((pattern) => pattern.regex.test(name))),
-        )
-        // A filter no index serves looks through the next SCAN_WINDOW events only; the (project, time) index finds where they end.
-        const windowEnd = scans ? await store.nthNewest(afterCursor(inRange, cursor, 'ts', 'id'), SCAN_WINDOW) : undefined
-        // The window's end lies within the range, so it replaces `from` as the lower bound: given both, SQLite
-        // bounds its index walk by `from` and reads the whole range (64 ms a page for one day of 10M logs).
-        // Its time alone as well, which a columnar store prunes row groups by (DuckDB: 1,043 → 6.5 ms at 10M).
-        let query = (windowEnd ? events.where('ts', '>=', windowEnd.ts).where(sql<boolean>`(ts, id) >= (${windowEnd.ts}, ${windowEnd.id})`) : inRange).select(['id', 'project_id', 'ts', 'received_at', 'data'])
-        for (const [name, value] of Object.entries(filters)) {
-          if (value === undefined) continue
-          const filter = module.filters[name]
-          if (filter) {
-            query = filter.apply(query, value, store)
-            continue
+        // The page's queries on one connection: DuckDB's read barrier (docs/event-store.md) is passed once for them
+        // all, not before each of the four a search makes, each of which waited for a materialiser pass under ingest.
+        return store.db.connection().execute(async (connection) => {
+          const db = connection.withTables<EventTablesByName>()
+          let events = db.selectFrom(module.table).where('project_id', '=', projectId)
+          const fromMs = queryTime(from)
+          const toMs = queryTime(to)
+          if (toMs !== undefined) events = events.where('ts', '<', toMs)
+          const inRange = fromMs === undefined ? events : events.where('ts', '>=', fromMs)
+          const scans = Object.entries(filters).some(
+            ([name, value]) => value !== undefined && (module.filters[name] ? module.filters[name].scans === true : patternFilters.some((pattern) => pattern.regex.test(name))),
+          )
+          // A filter no index serves looks through the next SCAN_WINDOW events only; the (project, time) index finds where they end.
+          const windowEnd = scans ? await store.nthNewest(afterCursor(inRange, cursor, 'ts', 'id'), SCAN_WINDOW) : undefined
+          // The window's end lies within the range, so it replaces `from` as the lower bound: given both, SQLite
+          // bounds its index walk by `from` and reads the whole range (64 ms a page for one day of 10M logs).
+          // Its time alone as well, which a columnar store prunes row groups by (DuckDB: 1,043 → 6.5 ms at 10M).
+          let query = (windowEnd ? events.where('ts', '>=', windowEnd.ts).where(sql<boolean>`(ts, id) >= (${windowEnd.ts}, ${windowEnd.id})`) : inRange).select(['id', 'project_id', 'ts', 'received_at', 'data'])
+          for (const [name, value] of Object.entries(filters)) {
+            if (value === undefined) continue
+            const filter = module.filters[name]
+            if (filter) {
+              query = filter.apply(query, value, store)
+              continue
+            }
+            for (const pattern of patternFilters) {
+              const match = pattern.regex.exec(name)
+              if (match) query = pattern.apply(query, match[1], value, store)
+            }
           }
-          for (const pattern of patternFilters) {
-            const match = pattern.regex.exec(name)
-            if (match) query = pattern.apply(query, match[1], value, store)
-          }
-        }
-        const rows = await pageAfter(query.select(store.dataColumns), cursor, limit, 'ts', 'id').execute()
-        const page = toPage(rows, limit, (row) => [Number(row.ts), row.id], (row) => ({
-          id: row.id,
-          projectId: row.project_id,
-          type: module.type,
-          ts: new Date(Number(row.ts)).toISOString(),
-          receivedAt: new Date(Number(row.received_at)).toISOString(),
-          data: store.dataOf(row),
-        }))
-        // A page that ran out of window before it filled: the next one searches on from the window's end.
-        return windowEnd && rows.length <= limit ? { ...page, nextCursor: encodeCursor([Number(windowEnd.ts), windowEnd.id]) } : page
+          const rows = await pageAfter(query.select(store.dataColumns), cursor, limit, 'ts', 'id').execute()
+          const page = toPage(rows, limit, (row) => [Number(row.ts), row.id], (row) => ({
+            id: row.id,
+            projectId: row.project_id,
+            type: module.type,
+            ts: new Date(Number(row.ts)).toISOString(),
+            receivedAt: new Date(Number(row.received_at)).toISOString(),
+            data: store.dataOf(row),
+          }))
+          // A page that ran out of window before it filled: the next one searches on from the window's end.
+          return windowEnd && rows.length <= limit ? { ...page, nextCursor: encodeCursor([Number(windowEnd.ts), windowEnd.id]) } : page
+        })
       },
     )
   }
