@@ -147,7 +147,7 @@ export class IngestWriter implements GroupCommitter<IngestBatch, boolean> {
     worker.on('message', onMessage).on('error', onError).on('exit', onExit)
     const detach = () => worker.off('message', onMessage).off('error', onError).off('exit', onExit)
     worker.unref()
-    worker.postMessage({ kind: 'open', config: this.ctx.config, writerThread: { lock: this.writerLock, holder } } satisfies WriterMessage)
+    worker.postMessage({ kind: 'open', config: this.ctx.config, writerThread: { lock: this.writerLock, holder, columnarTables: this.ctx.storage.columnarTables ?? [] } } satisfies WriterMessage)
     return (this.thread = { worker, detach })
   }
 

@@ -59,6 +59,11 @@ export function moduleDb<T = TablesByName>(ctx: PortalContext): Kysely<Database 
   return tablesOf<T>(ctx.storage.db)
 }
 
+/** The event store holding `table`, a columnar module's (`EventModule.columnar`): every read of its events goes here. */
+export function eventsDb<T = TablesByName>(ctx: PortalContext, table: string): Kysely<Database & T> {
+  return tablesOf<T>(ctx.storage.eventsOf(table).db)
+}
+
 /** Every read is scoped to one live project of the caller's organisation; anything else is a 404. */
 export async function requireReadableProject(ctx: PortalContext, request: FastifyRequest, projectId: string): Promise<void> {
   await findProject(ctx.storage.db, accessPrincipal(request).orgId, projectId)

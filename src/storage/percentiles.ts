@@ -20,7 +20,7 @@ export interface ValueGroup {
 /**
  * Per group, in one windowed pass that runs alike on both databases: each value is ranked within its
  * group (row_number over the sorted values), and the p-th percentile is the smallest value whose rank
- * is at least ⌈p·n/100⌉, written (p·n + 99) / 100 in integer division.
+ * is at least ⌈p·n/100⌉: for a whole rank, rank·100 ≥ p·n, with no division (DuckDB's `/` divides as floats).
  */
 export async function rankedPercentiles(
   values: ValuesQuery,
@@ -44,7 +44,7 @@ export async function rankedPercentiles(
       eb.fn.min('value').as('min'),
       eb.fn.max('value').as('max'),
       eb.fn.avg('value').as('avg'),
-      ...percentiles.map((p) => sql<number>`min(case when value_rank >= (${sql.lit(p)} * n + 99) / 100 then value end)`.as(`p${p}`)),
+      ...percentiles.map((p) => sql<number>`min(case when value_rank * 100 >= ${sql.lit(p)} * n then value end)`.as(`p${p}`)),
     ])
     .groupBy(names)
     .execute()

@@ -72,6 +72,8 @@ export interface Storage {
   percentilesByGroup(values: ValuesQuery, columns: string[], percentiles: readonly number[]): Promise<PercentileRow[]>
   /** Where the event rows of `table` (a module's) are written and read (docs/event-store.md). */
   eventsOf(table: string): EventStore
+  /** The event tables this storage keeps in its columnar event store (DuckDB); absent, none. */
+  readonly columnarTables?: readonly string[]
   /**
    * Set where this database's writes run on the event loop's thread (SQLite's, in a file): a worker thread
    * that opens the same database with `StorageOptions.writerThread` (this lock) writes beside this storage,
@@ -160,7 +162,7 @@ export interface StorageOptions {
   sqliteSynchronous: 'full' | 'normal'
   /**
    * SQLite only: with `duckdb`, the event rows of `columnarTables` live in events.duckdb beside the database file;
-   * unset, the data folder decides (`eventStoreOfDataFolder`: DuckDB but for a folder whose rows predate it)
+   * unset, each table's rows decide (`withDuckdbEvents`: DuckDB but for a table whose rows in SQLite predate it)
    */
   eventStore?: 'sqlite' | 'duckdb'
   columnarTables?: string[]
@@ -174,6 +176,8 @@ export interface StorageOptions {
 export interface WriterThread {
   lock: SharedArrayBuffer
   holder: number
+  /** the event loop thread's `Storage.columnarTables`, whose rows this thread writes to their outbox */
+  columnarTables: readonly string[]
 }
 
 export async function openStorage(databaseUrl: string, options: StorageOptions): Promise<Storage> {
@@ -185,13 +189,12 @@ async function openDatabase(databaseUrl: string, options: StorageOptions): Promi
     const { openSqliteStorage } = await import('./sqlite/sqlite-storage.ts')
     const file = databaseUrl.slice('sqlite:'.length)
     const storage = openSqliteStorage(file, options.sqliteSynchronous, undefined, options.poolWaitMs, options.writerThread)
-    const columnarTables = options.columnarTables ?? []
-    if (file === ':memory:' || !columnarTables.length) return storage
-    const { eventStoreOfDataFolder } = await import('./duckdb/events-file.ts')
-    if ((options.eventStore ?? (await eventStoreOfDataFolder(storage, file, columnarTables))) !== 'duckdb') return storage
+    // A writer thread takes the tables its event loop's storage chose: the one that can see inside events.duckdb.
+    const columnarTables = options.writerThread?.columnarTables ?? options.columnarTables ?? []
+    if (file === ':memory:' || !columnarTables.length || options.eventStore === 'sqlite') return storage
     const { withDuckdbEvents, withDuckdbOutbox } = await import('./duckdb/duckdb-events.ts')
     if (options.writerThread) return withDuckdbOutbox(storage, columnarTables)
-    return withDuckdbEvents(storage, file, columnarTables).catch(async (error: unknown) => {
+    return withDuckdbEvents(storage, file, columnarTables, options.eventStore === 'duckdb').catch(async (error: unknown) => {
       await storage.close()
       throw error
     })

@@ -5,9 +5,8 @@ import path from 'node:path'
 import { sql } from 'kysely'
 import { createProject, createTestDatabase, DIALECTS, event, ingest, readAll, startTestPortalOn, type TestPortal } from '../support/portal.ts'
 
-// With EVENT_STORE unset, a data folder decides where its log events live (docs/event-store.md): a new one in
-// DuckDB (events.duckdb), one that holds them as SQLite rows from before keeps them there. PostgreSQL has
-// one store. '' unsets the EVENT_STORE a test run may pass to its portals (test/row-store.test.ts).
+// With EVENT_STORE unset, each columnar module's table decides where its events live (docs/event-store.md): in
+// DuckDB (events.duckdb), unless SQLite holds its rows from before, which stay there. PostgreSQL has one store. '' unsets the EVENT_STORE a test run may pass to its portals (test/row-store.test.ts).
 const DEFAULT = { EVENT_STORE: '' }
 
 const messages = async (t: TestPortal, projectId: string) => (await readAll(t, `/api/modules/logs/events?project_id=${projectId}`)).map((e) => e.data.message).sort()
@@ -37,22 +36,51 @@ for (const dialect of DIALECTS) {
 }
 
 if (DIALECTS.includes('sqlite')) {
-  test('a SQLite data folder whose logs are rows keeps them there, read and written, with EVENT_STORE unset', async () => {
+  test('with EVENT_STORE unset, a table whose events are SQLite rows keeps them there, read and written, until they are gone', async () => {
     const database = await createTestDatabase('sqlite')
+    const duckdbFile = path.join(database.dataDir, 'events.duckdb')
+    const rows = async (t: TestPortal, table: string) => Number((await sql<{ n: number }>`select count(*) as n from ${sql.table(table)}`.execute(t.portal.ctx.storage.db)).rows[0].n)
+    const costs = async (t: TestPortal, projectId: string) => (await readAll(t, `/api/modules/costs/events?project_id=${projectId}`)).map((e) => e.data.service).sort()
     try {
       const before = await startTestPortalOn('sqlite', database, { EVENT_STORE: 'sqlite' })
       const project = await createProject(before)
       assert.equal((await ingest(before, project, [event('log', { level: 'info', message: 'stored as a row' })])).status, 200)
       await before.close()
+      assert.ok(!fs.existsSync(duckdbFile))
 
+      // Logs have rows: they stay. Costs have none: they go to DuckDB, which the folder now gets.
       const after = await startTestPortalOn('sqlite', database, DEFAULT)
       try {
-        assert.equal((await ingest(after, project, [event('log', { level: 'info', message: 'after the upgrade' })])).status, 200)
+        assert.equal((await ingest(after, project, [event('log', { level: 'info', message: 'after the upgrade' }), event('cost', { amount: 2, currency: 'USD', service: 'db' })])).status, 200)
         assert.deepEqual(await messages(after, project.id), ['after the upgrade', 'stored as a row'])
-        assert.equal(await rowsInDatabase(after), 2)
-        assert.ok(!fs.existsSync(path.join(database.dataDir, 'events.duckdb')), 'no DuckDB file made beside the rows')
+        assert.equal(await rows(after, 'log_events'), 2)
+        assert.deepEqual(await costs(after, project.id), ['db'])
+        assert.equal(await rows(after, 'cost_events'), 0, 'the cost is in DuckDB')
+        assert.ok(fs.existsSync(duckdbFile))
       } finally {
         await after.close()
+      }
+
+      // The next start keeps the same split: DuckDB holds the costs, the logs are still rows.
+      const again = await startTestPortalOn('sqlite', database, DEFAULT)
+      try {
+        assert.deepEqual(await messages(again, project.id), ['after the upgrade', 'stored as a row'])
+        assert.deepEqual(await costs(again, project.id), ['db'])
+        // What retention does in its time: the rows are gone.
+        await sql`delete from log_events`.execute(again.portal.ctx.storage.db)
+      } finally {
+        await again.close()
+      }
+
+      // With no rows left, the logs move to DuckDB too.
+      const moved = await startTestPortalOn('sqlite', database, DEFAULT)
+      try {
+        assert.equal((await ingest(moved, project, [event('log', { level: 'info', message: 'in DuckDB' })])).status, 200)
+        assert.deepEqual(await messages(moved, project.id), ['in DuckDB'])
+        assert.equal(await rows(moved, 'log_events'), 0)
+        assert.deepEqual(await costs(moved, project.id), ['db'])
+      } finally {
+        await moved.close()
       }
     } finally {
       await database.drop()

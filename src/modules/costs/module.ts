@@ -11,6 +11,7 @@ export const costsModule = defineModule({
   payload: CostPayload,
   examples: costExamples,
   table: 'cost_events',
+  columnar: true,
   migrations: costMigrations,
   columns: (d, event) => ({
     provider: d.provider ?? null,

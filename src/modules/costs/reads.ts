@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { named } from '../../http/openapi-components.ts'
-import { badQuery, Nullable, ProjectQuery, moduleDb, moduleReads, readRoute, requireReadableProject } from '../read-route.ts'
+import { badQuery, Nullable, ProjectQuery, eventsDb, moduleReads, readRoute, requireReadableProject } from '../read-route.ts'
 import type { CostTables } from './tables.ts'
 
 const MONTH = '^[0-9]{4}-(0[1-9]|1[0-2])$'
@@ -62,7 +62,7 @@ export const costReads = moduleReads((app, ctx) => {
       if (fromPeriod !== undefined && toPeriod !== undefined && fromPeriod > toPeriod) throw badQuery('from_period', 'must not be after to_period')
       await requireReadableProject(ctx, request, projectId)
       const groupColumn = groupBy === 'none' ? undefined : groupBy
-      let query = moduleDb<CostTables>(ctx)
+      let query = eventsDb<CostTables>(ctx, 'cost_events')
         .selectFrom('cost_events')
         .select((eb) => ['period', 'currency', eb.fn.sum('amount').as('total'), eb.fn.countAll().as('events')])
         .where('project_id', '=', projectId)

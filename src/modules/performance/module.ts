@@ -11,6 +11,7 @@ export const performanceModule = defineModule({
   payload: PerformancePayload,
   examples: performanceExamples,
   table: 'performance_events',
+  columnar: true,
   migrations: performanceMigrations,
   columns: (d) => ({ service: d.service ?? null, metric: d.metric, value: d.value, unit: d.unit ?? null }),
   filters: {

@@ -4,7 +4,7 @@ import { sql } from 'kysely'
 import type { PortalContext } from '../../context.ts'
 import { rankedPercentiles, type PercentileRow } from '../../storage/percentiles.ts'
 import { queryTime } from '../../http/list.ts'
-import { badQuery, IsoTime, Nullable, ProjectQuery, moduleDb, moduleReads, readRoute, requireReadableProject } from '../read-route.ts'
+import { badQuery, IsoTime, Nullable, ProjectQuery, eventsDb, moduleReads, readRoute, requireReadableProject } from '../read-route.ts'
 import { isoFromMs, withinTimeRange, TimeWindowQuery } from '../time-window.ts'
 import type { PerformanceTables } from './tables.ts'
 
@@ -72,7 +72,7 @@ function bucketWidth(asked: BucketName | undefined, rangeMs: number): BucketName
 }
 
 function projectValues(ctx: PortalContext, projectId: string, from: string | undefined, to: string | undefined, service: string | undefined) {
-  const events = withinTimeRange(moduleDb<PerformanceTables>(ctx).selectFrom('performance_events').where('project_id', '=', projectId), from, to)
+  const events = withinTimeRange(eventsDb<PerformanceTables>(ctx, 'performance_events').selectFrom('performance_events').where('project_id', '=', projectId), from, to)
   return service === undefined ? events : events.where('service', '=', service)
 }
 
@@ -91,7 +91,7 @@ export const performanceReads = moduleReads((app, ctx) => {
       const { project_id: projectId, from, to, service, metric } = request.query
       await requireReadableProject(ctx, request, projectId)
       const values = projectValues(ctx, projectId, from, to, service)
-      const rows = await ctx.storage.percentilesByGroup(metric === undefined ? values : values.where('metric', '=', metric), ['service', 'metric', 'unit'], PERCENTILES)
+      const rows = await ctx.storage.eventsOf('performance_events').percentilesByGroup(metric === undefined ? values : values.where('metric', '=', metric), ['service', 'metric', 'unit'], PERCENTILES)
       const stats = rows.map((row) => ({ service: row.service as string | null, metric: String(row.metric), unit: row.unit as string | null, ...statsOf(row) }))
       const data = stats.sort((a, b) => String(a.service).localeCompare(String(b.service)) || a.metric.localeCompare(b.metric) || String(a.unit).localeCompare(String(b.unit)))
       return { data }
@@ -124,8 +124,9 @@ export const performanceReads = moduleReads((app, ctx) => {
       const from = isoFromMs(fromMs)
       const to = isoFromMs(toMs)
       const width = BUCKETS[bucket]
-      const buckets = [{ name: 'bucket_start', expression: sql`(ts / ${sql.lit(width)}) * ${sql.lit(width)}` }]
-      const rows = await rankedPercentiles(projectValues(ctx, projectId, from, to, service).where('metric', '=', metric), buckets, PERCENTILES, moduleDb<PerformanceTables>(ctx))
+      // ts - ts % width: whole in every store (DuckDB's `/` divides as floats).
+      const buckets = [{ name: 'bucket_start', expression: sql`ts - ts % ${sql.lit(width)}` }]
+      const rows = await rankedPercentiles(projectValues(ctx, projectId, from, to, service).where('metric', '=', metric), buckets, PERCENTILES, eventsDb<PerformanceTables>(ctx, 'performance_events'))
       const data = rows
         .sort((a, b) => Number(a.bucket_start) - Number(b.bucket_start))
         .map((row) => ({ start: isoFromMs(Number(row.bucket_start)), ...statsOf(row) }))

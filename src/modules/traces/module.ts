@@ -11,6 +11,7 @@ export const tracesModule = defineModule({
   payload: TracePayload,
   examples: traceExamples,
   table: 'trace_events',
+  columnar: true,
   migrations: traceMigrations,
   columns: (d) => ({
     trace_id: d.traceId,

@@ -4,7 +4,7 @@ import { sql } from 'kysely'
 import type { PortalContext } from '../../context.ts'
 import { DEFAULT_LIMIT, List, PageQuery, pageAfter, toPage } from '../../http/list.ts'
 import { ProblemError } from '../../http/problem.ts'
-import { IsoTime, Nullable, ProjectQuery, moduleDb, moduleReads, readRoute, requireReadableProject } from '../read-route.ts'
+import { IsoTime, Nullable, ProjectQuery, eventsDb, moduleReads, readRoute, requireReadableProject } from '../read-route.ts'
 import { isoFromMs, withinTimeRange, TimeWindowQuery } from '../time-window.ts'
 import type { TraceTables } from './tables.ts'
 
@@ -55,7 +55,7 @@ interface TraceExtent {
 async function traceExtents(ctx: PortalContext, projectId: string, traceIds: string[]): Promise<Map<string, TraceExtent>> {
   const extents = new Map<string, TraceExtent>()
   if (traceIds.length === 0) return extents
-  const rows = await moduleDb<TraceTables>(ctx)
+  const rows = await eventsDb<TraceTables>(ctx, 'trace_events')
     .selectFrom('trace_events')
     .select((eb) => [
       'trace_id',
@@ -93,7 +93,7 @@ function spanSummary(row: { span_id: string; name: string | null; service_name: 
  * name (`http.response.status_code` since 1.23, `http.status_code` before). Its payload is the only place these live.
  */
 function isErrorSpan(ctx: PortalContext, data: string) {
-  const text = (keys: string[]) => ctx.storage.jsonPathText(data, keys)
+  const text = (keys: string[]) => ctx.storage.eventsOf('trace_events').jsonPathText(data, keys)
   return sql<boolean>`(${text(['status', 'code'])} = 'error' or ${text(['attributes', 'http.response.status_code'])} like '5__' or ${text(['attributes', 'http.status_code'])} like '5__')`
 }
 
@@ -125,7 +125,7 @@ export const traceReads = moduleReads((app, ctx) => {
       const { project_id: projectId, service, from, to, limit = DEFAULT_LIMIT, cursor } = request.query
       const { min_duration_ms: minDurationMs, max_duration_ms: maxDurationMs, error } = request.query
       await requireReadableProject(ctx, request, projectId)
-      let roots = moduleDb<TraceTables>(ctx)
+      let roots = eventsDb<TraceTables>(ctx, 'trace_events')
         .selectFrom('trace_events as root')
         .select(['root.id', 'root.ts', 'root.trace_id', 'root.span_id', 'root.name', 'root.service_name', 'root.duration_ms'])
         .where('root.project_id', '=', projectId)
@@ -181,7 +181,7 @@ export const traceReads = moduleReads((app, ctx) => {
       const { project_id: projectId } = request.query
       const { traceId } = request.params
       await requireReadableProject(ctx, request, projectId)
-      const rows = await moduleDb<TraceTables>(ctx)
+      const rows = await eventsDb<TraceTables>(ctx, 'trace_events')
         .selectFrom('trace_events')
         .select(['id', 'ts', 'span_id', 'parent_span_id', 'service_name', 'name', 'duration_ms', 'data'])
         .where('project_id', '=', projectId)
@@ -207,7 +207,7 @@ export const traceReads = moduleReads((app, ctx) => {
           name: row.name,
           startedAt: isoFromMs(row.ts),
           durationMs: row.duration_ms === null ? null : Number(row.duration_ms),
-          data: ctx.storage.parseJson<Record<string, unknown>>(row.data),
+          data: ctx.storage.eventsOf('trace_events').dataOf(row),
         })),
       }
     },

@@ -9,7 +9,7 @@ import { nthNewestByOffset, type EventPosition, type EventRows, type EventStore 
 import { tablesOf, type Connection, type Database } from '../tables.ts'
 import type { Migration } from '../migrations.ts'
 import { DuckdbDialect } from './duckdb-dialect.ts'
-import { eventsFileBeside } from './events-file.ts'
+import { eventsFileBeside, tablesWithRows } from './events-file.ts'
 
 /** The materialiser applies the outbox this often under steady ingest, or sooner once this many events wait. */
 const MATERIALISE_EVERY_MS = 250
@@ -69,7 +69,7 @@ async function appendToOutbox(trx: Connection, table: string, rows: Record<strin
  * DuckDB: it writes their rows to the outbox in its ingest transactions and opens no DuckDB of its own
  * (one process holds the file); the event loop's thread (`withDuckdbEvents`) applies them and reads them.
  */
-export function withDuckdbOutbox(storage: Storage, tables: string[]): Storage {
+export function withDuckdbOutbox(storage: Storage, tables: readonly string[]): Storage {
   const held = new Set(tables)
   const unreadable = new Proxy({} as Kysely<Database>, {
     get() {
@@ -93,13 +93,20 @@ function jsonPath(keys: string[]): string {
 type ColumnType = 'VARCHAR' | 'BIGINT' | 'DOUBLE'
 
 /**
- * SQLite with the event rows of `tables` in DuckDB (events.duckdb beside `file`): ingest writes them to
- * the SQLite `event_outbox` in its own transaction (the 200 waits for that commit's fsync); the
+ * SQLite with the event rows of `columnarTables` in DuckDB (events.duckdb beside `file`): ingest writes them
+ * to the SQLite `event_outbox` in its own transaction (the 200 waits for that commit's fsync); the
  * materialiser appends outbox rows to DuckDB and records the last applied `seq` in the same DuckDB
  * transaction, then deletes them from the outbox; a read first has every committed outbox row applied.
+ *
+ * Unless `every` (EVENT_STORE=duckdb), a table whose rows SQLite holds and DuckDB does not, from before
+ * it was columnar, keeps them there, read and written where they are rather than hidden after an upgrade;
+ * once retention has emptied it, the next start moves it (docs/event-store.md). A table DuckDB holds stays.
  */
-export async function withDuckdbEvents(storage: Storage, file: string, tables: string[]): Promise<Storage> {
+export async function withDuckdbEvents(storage: Storage, file: string, columnarTables: readonly string[], every: boolean): Promise<Storage> {
   const duckdbFile = eventsFileBeside(file)
+  const withRows = every ? [] : await tablesWithRows(storage, columnarTables)
+  // A folder of rows only, from before DuckDB: no events.duckdb is made for it.
+  if (withRows.length === columnarTables.length && !fs.existsSync(duckdbFile)) return storage
   // DuckDB's lock on the file is the process's (POSIX locks are): it refuses another process, not a second
   // portal of this one, whose own instance and materialiser would write the same file beside the first's.
   if (openHere.has(duckdbFile)) throw new Error(`${duckdbFile} is open by another portal in this process; one portal holds a data folder's DuckDB event store`)
@@ -107,6 +114,8 @@ export async function withDuckdbEvents(storage: Storage, file: string, tables: s
   openHere.add(duckdbFile)
   // The materialiser's transactions run on their own connection; reads see what it has committed.
   const connection = await instance.connect()
+  const inDuckdb = new Set((await connection.runAndReadAll('select table_name from duckdb_tables()')).getRows().map(([name]) => String(name)))
+  const tables = columnarTables.filter((table) => inDuckdb.has(table) || !withRows.includes(table))
   const readConnection = await instance.connect()
   const state = tablesOf<OutboxTables>(storage.db)
   const schemas = new Map<string, { name: string; type: ColumnType }[]>()
@@ -295,6 +304,7 @@ export async function withDuckdbEvents(storage: Storage, file: string, tables: s
     space,
     backup,
     eventsOf: (table) => (held.has(table) ? events : storage.eventsOf(table)),
+    columnarTables: tables,
     layoutMigrations: [...storage.layoutMigrations, outboxMigration],
     async close() {
       clearInterval(timer)
