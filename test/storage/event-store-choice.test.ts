@@ -25,6 +25,14 @@ for (const dialect of DIALECTS) {
           const inDuckdb = dialect === 'sqlite'
           assert.equal(fs.existsSync(path.join(database.dataDir, 'events.duckdb')), inDuckdb)
           assert.equal(await rowsInDatabase(t), inDuckdb ? 0 : 2)
+          if (inDuckdb) {
+            // One file holds every columnar module's events; each module's size is its share, by rows.
+            const logs = Array.from({ length: 200 }, (_, i) => event('log', { level: 'info', message: `log ${i}` }))
+            assert.equal((await ingest(t, project, [...logs, event('cost', { amount: 1, currency: 'USD' })])).status, 200)
+            const sizeOf = async (module: string) => (await t.request('GET', `/api/modules/${module}/status`, { token: t.viewerToken })).body.sizeBytes as number
+            const [logBytes, costBytes] = [await sizeOf('logs'), await sizeOf('costs')]
+            assert.ok(logBytes > 50 * costBytes && costBytes > 0, `logs ${logBytes} B, costs ${costBytes} B`)
+          }
         } finally {
           await t.close()
         }

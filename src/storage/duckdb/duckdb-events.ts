@@ -270,13 +270,18 @@ export async function withDuckdbEvents(storage: Storage, file: string, columnarT
       if (started && !closed) await connection.run('checkpoint')
       return storage.space.returnFreeSpace(stop)
     },
-    // DuckDB does not size a table by itself: its file (and WAL) is shared out among the tables it holds.
+    // DuckDB does not size a table by itself: its file (and WAL) is shared out among the tables it holds, in
+    // proportion to the rows each has (an estimate: rows differ in width, but 10M logs beside 100,000 of each
+    // other type get the file's 97 %, not the quarter an even share gave them).
     async tableSizes(names) {
       const sizes = await storage.space.tableSizes(names.filter((name) => !held.has(name)))
       const ours = names.filter((name) => held.has(name))
       if (ours.length > 0) {
         const bytes = fileSize(duckdbFile) + fileSize(`${duckdbFile}.wal`)
-        for (const name of ours) sizes[name] = Math.round(bytes / held.size)
+        const { rows } = await sql<{ table_name: string; rows: number }>`select table_name, estimated_size as rows from duckdb_tables()`.execute(db)
+        const rowsOf = new Map(rows.filter((row) => held.has(row.table_name)).map((row) => [row.table_name, Number(row.rows)]))
+        const total = [...rowsOf.values()].reduce((sum, count) => sum + count, 0)
+        for (const name of ours) sizes[name] = Math.round(total === 0 ? bytes / held.size : (bytes * (rowsOf.get(name) ?? 0)) / total)
       }
       return sizes
     },
