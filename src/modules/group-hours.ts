@@ -4,7 +4,7 @@ import { MAX_VALUES_PER_STATEMENT } from '../storage/storage.ts'
 import type { Database } from '../storage/tables.ts'
 import { groupKeyOf } from './group-summaries.ts'
 import type { EventModule, EventTableRow, GroupSummary, TablesByName } from './module.ts'
-import { moduleDb } from './read-route.ts'
+import { eventsDb, moduleDb } from './read-route.ts'
 
 const HOUR_MS = 3_600_000
 
@@ -83,8 +83,9 @@ export async function groupCountsOverWindow(
   for (const [column, value] of Object.entries(spec.groups)) hours = hours.where(column, '=', value)
   if (firstWholeHour !== undefined) hours = hours.where('hour', '>=', firstWholeHour)
   if (endOfWholeHours !== undefined) hours = hours.where('hour', '<', endOfWholeHours)
+  // The hourly counts are state; the partial hours come from wherever the events are.
   const countEvents = (from: number, to: number) =>
-    db
+    eventsDb(ctx, spec.table)
       .selectFrom(spec.table)
       .select((eb) => [...columns, eb.fn.countAll().as('events'), eb.fn.min('ts').as('first_ts'), eb.fn.max('ts').as('last_ts')])
       .where('project_id', '=', spec.projectId)

@@ -5,7 +5,7 @@ import { named, nameOf } from '../http/openapi-components.ts'
 import { ProblemError } from '../http/problem.ts'
 import { latestPerGroup, summaryOf, type GroupQuery, type GroupState } from './latest-per-group.ts'
 import type { EventModule, EventTablesByName } from './module.ts'
-import { ProjectQuery, moduleDb, readRoute, requireReadableProject, type ReadsApp } from './read-route.ts'
+import { ProjectQuery, eventsDb, readRoute, requireReadableProject, type ReadsApp } from './read-route.ts'
 
 export interface HistoryEvent {
   id: string
@@ -106,7 +106,7 @@ async function groupHistory<T>(
   eventOf: (event: HistoryEvent) => T,
 ): Promise<Page<T>> {
   const limit = spec.limit ?? DEFAULT_LIMIT
-  const query = moduleDb<EventTablesByName>(ctx).selectFrom(spec.table).select(['id', 'ts', 'data']).where('project_id', '=', spec.projectId).where(spec.column, '=', spec.value)
+  const query = eventsDb<EventTablesByName>(ctx, spec.table).selectFrom(spec.table).select(['id', 'ts', 'data']).where('project_id', '=', spec.projectId).where(spec.column, '=', spec.value)
   const rows = await pageAfter(query, spec.cursor, limit, 'ts', 'id').execute()
-  return toPage(rows, limit, (row) => [Number(row.ts), row.id], (row) => eventOf({ id: row.id, ts: Number(row.ts), data: ctx.storage.parseJson<Record<string, unknown>>(row.data) }))
+  return toPage(rows, limit, (row) => [Number(row.ts), row.id], (row) => eventOf({ id: row.id, ts: Number(row.ts), data: ctx.storage.eventsOf(spec.table).dataOf(row) }))
 }

@@ -5,7 +5,7 @@ import { ProblemError } from '../http/problem.ts'
 import { decodeCursor, encodeCursor } from '../ids.ts'
 import { groupKeyOf } from './group-summaries.ts'
 import type { EventModule, GroupSummary, TablesByName } from './module.ts'
-import { moduleDb } from './read-route.ts'
+import { eventsDb, moduleDb } from './read-route.ts'
 import { withinTimeRange } from './time-window.ts'
 import { groupCountsOverWindow } from './group-hours.ts'
 
@@ -82,7 +82,7 @@ export async function latestPerGroup(ctx: PortalContext, spec: GroupQuery): Prom
       events: Number(group.events),
       firstTs: Number(group.first_ts),
       lastTs: Number(group.last_ts),
-      latest: { id: event.id, ts: Number(event.ts), data: ctx.storage.parseJson<Record<string, unknown>>(event.data) },
+      latest: { id: event.id, ts: Number(event.ts), data: ctx.storage.eventsOf(spec.table).dataOf(event) },
     }
   })
   return { data, nextCursor: more ? encodeCursor([offset + limit]) : null }
@@ -101,6 +101,8 @@ async function groupsOfSummary(ctx: PortalContext, spec: GroupQuery, limit: numb
   if (columns.every((column) => groups[column] !== undefined)) query = query.where('summary.group_key', '=', groupKeyOf(columns, groups))
   else for (const [column, value] of Object.entries(groups)) query = query.where(`summary.${column}`, '=', value)
   if (spec.latest) {
+    // A join of state to events: such a module's events must stay in the state database (not `columnar`).
+    if (ctx.storage.columnarTables?.includes(spec.table)) throw new Error(`${spec.table} is columnar: its groups cannot be filtered by their latest event`)
     query = query.innerJoin(`${spec.table} as latest`, 'latest.id', 'summary.last_event_id')
     for (const [column, value] of Object.entries(spec.latest)) query = query.where(sql.ref(`latest.${column}`), '=', value)
   }
@@ -109,9 +111,9 @@ async function groupsOfSummary(ctx: PortalContext, spec: GroupQuery, limit: numb
     groups: rows,
     async latestEvents(shown) {
       if (shown.length === 0) return new Map()
-      const events = await db
+      const events = await eventsDb(ctx, spec.table)
         .selectFrom(spec.table)
-        .select(['id', 'ts', 'data'])
+        .select(['id', 'ts', 'data', ...ctx.storage.eventsOf(spec.table).dataColumns])
         .where('id', 'in', shown.map((group) => group.last_event_id as string))
         .execute()
       const byId = new Map(events.map((event) => [event.id as string, event]))
@@ -121,7 +123,7 @@ async function groupsOfSummary(ctx: PortalContext, spec: GroupQuery, limit: numb
 }
 
 async function groupsOfEvents(ctx: PortalContext, spec: GroupQuery, limit: number, offset: number): Promise<{ groups: GroupRow[]; latestEvents: LatestEvents }> {
-  const db = moduleDb(ctx)
+  const db = eventsDb(ctx, spec.table)
   const columns = spec.summary.columns
   const narrow = spec.narrow ?? ((query) => query)
   const inScope = <O>(query: SelectQueryBuilder<TablesByName, string, O>) => {
@@ -161,7 +163,7 @@ async function groupsOfEvents(ctx: PortalContext, spec: GroupQuery, limit: numbe
       const rows = await narrow(
         db
           .selectFrom(spec.table)
-          .select(['id', 'ts', 'data', ...columns])
+          .select(['id', 'ts', 'data', ...columns, ...ctx.storage.eventsOf(spec.table).dataColumns])
           .where((eb) =>
             eb.or(
               shown.map((group) =>
@@ -206,7 +208,7 @@ export async function latestKnownValues(
     else unknown.push(String(group.key[spec.column]))
   }
   if (unknown.length === 0) return known
-  const db = moduleDb(ctx)
+  const db = eventsDb(ctx, spec.table)
   const probe = (key: string) =>
     db
       .selectFrom(

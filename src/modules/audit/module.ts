@@ -11,6 +11,7 @@ export const auditModule = defineModule({
   payload: AuditPayload,
   examples: auditExamples,
   table: 'audit_events',
+  columnar: true,
   migrations: auditMigrations,
   columns: (d) => ({ actor: d.actor, action: d.action ?? null, resource: d.resource ?? null, status_code: d.statusCode ?? null }),
   filters: {

@@ -11,6 +11,7 @@ export const configsModule = defineModule({
   payload: ConfigPayload,
   examples: configExamples,
   table: 'config_events',
+  columnar: true,
   migrations: configMigrations,
   columns: (d) => ({ path: d.path, actor: d.actor ?? null }),
   filters: {

@@ -11,6 +11,7 @@ export const deploysModule = defineModule({
   payload: DeployPayload,
   examples: deployExamples,
   table: 'deploy_events',
+  columnar: true,
   migrations: deployMigrations,
   columns: (d) => ({ service: d.service, environment: d.environment ?? null, status: d.status ?? null, version: d.version ?? null }),
   filters: {

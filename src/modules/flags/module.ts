@@ -11,6 +11,7 @@ export const flagsModule = defineModule({
   payload: FeatureFlagPayload,
   examples: featureFlagExamples,
   table: 'feature_flag_events',
+  columnar: true,
   migrations: featureFlagMigrations,
   columns: (d) => ({ flag_key: d.key, actor: d.actor ?? null }),
   filters: {

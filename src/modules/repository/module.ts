@@ -11,6 +11,7 @@ export const repositoryModule = defineModule({
   payload: RepositoryPayload,
   examples: repositoryExamples,
   table: 'repository_events',
+  columnar: true,
   migrations: repositoryMigrations,
   columns: (d) => ({ repo: d.repo, branch: d.branch ?? null, author: d.author ?? null }),
   filters: {

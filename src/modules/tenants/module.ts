@@ -11,6 +11,7 @@ export const tenantsModule = defineModule({
   payload: TenantPayload,
   examples: tenantExamples,
   table: 'tenant_events',
+  columnar: true,
   migrations: tenantMigrations,
   columns: (d, event) => ({ tenant_project_id: d.projectId ?? event.projectId, plan: d.plan, ingest_limit_per_second: d.ingestLimitPerSecond ?? null }),
   filters: {
