@@ -16,6 +16,7 @@ export const errorsModule = defineModule({
   examples: errorExamples,
   check: (d) => (d.name === undefined && d.message === undefined ? 'data.name: required when data.message is absent' : undefined),
   table: 'error_events',
+  columnar: true,
   migrations: errorMigrations,
   columns: (d) => ({ name: d.name ?? null, environment: d.environment ?? null, release: d.release ?? null }),
   filters: {

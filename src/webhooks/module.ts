@@ -13,6 +13,7 @@ export const webhooksModule = defineModule({
   payload: WebhookAttemptPayload,
   examples: webhookAttemptExamples,
   table: 'webhook_events',
+  columnar: true,
   migrations: webhookEventMigrations,
   columns: (d) => ({ destination: d.destination ?? null, url: d.url, status_code: d.statusCode ?? null }),
   filters: {

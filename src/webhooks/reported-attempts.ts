@@ -3,7 +3,7 @@ import { sql, type SelectQueryBuilder } from 'kysely'
 import { named } from '../http/openapi-components.ts'
 import type { Database } from '../storage/tables.ts'
 import type { WebhookTables } from './tables.ts'
-import { IsoTime, Nullable, ProjectQuery, moduleDb, moduleReads, readRoute, requireReadableProject } from '../modules/read-route.ts'
+import { IsoTime, Nullable, ProjectQuery, eventsDb, moduleReads, readRoute, requireReadableProject } from '../modules/read-route.ts'
 import { isoFromMs, withinTimeRange } from '../modules/time-window.ts'
 
 /** A reported attempt's destination: its name, else its URL. */
@@ -40,7 +40,7 @@ export const reportedAttemptReads = moduleReads((app, ctx) => {
     async (request) => {
       const { project_id: projectId, destination, from, to } = request.query
       await requireReadableProject(ctx, request, projectId)
-      const db = moduleDb<WebhookTables>(ctx)
+      const db = eventsDb<WebhookTables>(ctx, 'webhook_events')
       const narrow = <O>(query: SelectQueryBuilder<Database & WebhookTables, 'webhook_events', O>) => {
         const inWindow = withinTimeRange(query.where('project_id', '=', projectId), from, to)
         return destination === undefined ? inWindow : inWindow.where(DESTINATION, '=', destination)
