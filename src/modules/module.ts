@@ -152,7 +152,7 @@ export interface EventModule<P extends TObject = TObject> {
   table: string
   /**
    * Every read of `table` goes through `ctx.storage.eventsOf(table)` and joins no other table, so its
-   * rows may live in the columnar event store (EVENT_STORE=duckdb, docs/event-store.md).
+   * rows may live in the columnar event store (DuckDB on the embedded default, docs/event-store.md).
    */
   columnar?: boolean
   /**
