@@ -21,12 +21,14 @@ import {
  * driver is the few lines that run a compiled query; BIGINTs come back as numbers. (kysely-duckdb 0.4 on npm would add
  * @duckdb/duckdb-wasm and web-worker as peers for the same few lines.)
  *
- * `beforeQuery` runs before each query takes the connection: the event store's read barrier.
+ * `beforeQuery` runs before a query first reads a table in one use of the connection (one query, or the
+ * queries of a `connection()`): the event store's read barrier, given the tables the query names (none
+ * known, as in raw SQL: all).
  */
 export class DuckdbDialect implements Dialect {
   constructor(
     private readonly connection: DuckDBConnection,
-    private readonly beforeQuery: () => Promise<void> = async () => {},
+    private readonly beforeQuery: (tables: string[] | undefined) => Promise<void> = async () => {},
   ) {}
 
   createAdapter(): DialectAdapter {
@@ -49,23 +51,20 @@ class DuckdbDriver implements Driver {
   private destroyed = false
   private readonly wrapped: DuckdbConnection
 
-  constructor(
-    connection: DuckDBConnection,
-    private readonly beforeQuery: () => Promise<void>,
-  ) {
-    this.wrapped = new DuckdbConnection(connection)
+  constructor(connection: DuckDBConnection, beforeQuery: (tables: string[] | undefined) => Promise<void>) {
+    this.wrapped = new DuckdbConnection(connection, beforeQuery)
   }
 
   async init() {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    await this.beforeQuery()
     if (this.destroyed) throw new Error('the DuckDB event store is closed')
     const previous = this.queue
     let release!: () => void
     this.queue = new Promise((resolve) => (release = resolve))
     await previous
     this.wrapped.release = release
+    this.wrapped.passed = new Set()
     return this.wrapped
   }
 
@@ -92,10 +91,20 @@ class DuckdbDriver implements Driver {
 
 class DuckdbConnection implements DatabaseConnection {
   release: () => void = () => {}
+  /** the tables whose barrier this use of the connection has passed; `all` once a query named none */
+  passed = new Set<string>()
 
-  constructor(private readonly connection: DuckDBConnection) {}
+  constructor(
+    private readonly connection: DuckDBConnection,
+    private readonly beforeQuery: (tables: string[] | undefined) => Promise<void>,
+  ) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    if (!this.passed.has(ALL)) {
+      const tables = query.query.kind === 'RawNode' ? undefined : [...tablesIn(query.query)].filter((table) => !this.passed.has(table))
+      if (tables === undefined || tables.length > 0) await this.beforeQuery(tables)
+      for (const table of tables ?? [ALL]) this.passed.add(table)
+    }
     const reader = await this.connection.runAndReadAll(query.sql, query.parameters.map(toDuckdbValue))
     const writes = /^\s*(insert|update|delete)\b/i.test(query.sql)
     const rows = (writes ? [] : reader.getRowObjectsJS().map(numbersOfBigints)) as R[]
@@ -106,6 +115,17 @@ class DuckdbConnection implements DatabaseConnection {
   async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
     throw new Error('the DuckDB event store does not stream')
   }
+}
+
+const ALL = '*'
+
+/** The tables a query's operation tree names (Kysely's TableNodes, at any depth: subqueries, joins, unions). */
+function tablesIn(node: unknown, found = new Set<string>()): Set<string> {
+  if (typeof node !== 'object' || node === null) return found
+  const table = node as { kind?: string; table?: { identifier?: { name?: string } } }
+  if (table.kind === 'TableNode' && table.table?.identifier?.name) found.add(table.table.identifier.name)
+  for (const child of Object.values(node)) tablesIn(child, found)
+  return found
 }
 
 // Epoch milliseconds and counts fit a double exactly; the portal's readers (and JSON) take numbers.

@@ -183,7 +183,8 @@ export async function withDuckdbEvents(storage: Storage, file: string, columnarT
       if (process.env.PORTAL_TEST_CRASH_IN_MATERIALISER === 'before-duckdb-commit') process.kill(process.pid, 'SIGKILL')
       await connection.run('commit')
     } catch (error) {
-      await connection.run('rollback')
+      // A commit that failed (a full disk) has ended the transaction already: its error is the one to tell.
+      await connection.run('rollback').catch(() => {})
       throw error
     }
     appliedUpto = upto
@@ -221,14 +222,16 @@ export async function withDuckdbEvents(storage: Storage, file: string, columnarT
   }
 
   /**
-   * The read barrier: applies every outbox row committed before this call, and no more. Under steady ingest
-   * the outbox never empties, so a barrier that waited for it to (as it once did) kept reads waiting for
-   * rows committed after them, pass after pass.
+   * The read barrier: applies every outbox row of `tables` (all, without them) committed before this call, and no
+   * more. Under steady ingest the outbox never empties, so a barrier that waited for it to (as it once did) kept
+   * reads waiting for rows committed after them, pass after pass; and a read of one table need not wait for
+   * another's rows, which a full disk may keep from being applied.
    */
-  async function materialise(): Promise<void> {
+  async function materialise(tables: string[] | undefined): Promise<void> {
     await ready()
-    const newest = await state.selectFrom('event_outbox').select((eb) => eb.fn.max('seq').as('seq')).executeTakeFirst()
-    const target = Number(newest?.seq ?? 0)
+    let newest = state.selectFrom('event_outbox').select((eb) => eb.fn.max('seq').as('seq'))
+    if (tables) newest = newest.where('event_table', 'in', tables.length > 0 ? tables : [''])
+    const target = Number((await newest.executeTakeFirst())?.seq ?? 0)
     // A pass that finds nothing left to apply ends the wait too (a backup's turn answers -1, and is waited out).
     while (appliedUpto < target && (await pass()) !== 0);
   }
@@ -239,7 +242,7 @@ export async function withDuckdbEvents(storage: Storage, file: string, columnarT
   }, MATERIALISE_EVERY_MS)
   timer.unref()
 
-  const db = new Kysely<Database>({ dialect: new DuckdbDialect(readConnection, () => (closed ? Promise.resolve() : materialise())) })
+  const db = new Kysely<Database>({ dialect: new DuckdbDialect(readConnection, (tables) => (closed ? Promise.resolve() : materialise(tables))) })
 
   async function append(trx: Connection, table: string, rows: Record<string, unknown>[]) {
     if (rows.length === 0) return
@@ -306,6 +309,8 @@ export async function withDuckdbEvents(storage: Storage, file: string, columnarT
 
   return {
     ...storage,
+    // DuckDB's I/O errors (a full disk, a file it may not write) keep the outbox from being applied: an outage, as SQLite's are.
+    isUnavailable: (error) => storage.isUnavailable(error) || /^IO Error\b/.test(String((error as Error | undefined)?.message)),
     space,
     backup,
     eventsOf: (table) => (held.has(table) ? events : storage.eventsOf(table)),
