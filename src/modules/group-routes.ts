@@ -107,6 +107,6 @@ async function groupHistory<T>(
 ): Promise<Page<T>> {
   const limit = spec.limit ?? DEFAULT_LIMIT
   const query = eventsDb<EventTablesByName>(ctx, spec.table).selectFrom(spec.table).select(['id', 'ts', 'data']).where('project_id', '=', spec.projectId).where(spec.column, '=', spec.value)
-  const rows = await pageAfter(query, spec.cursor, limit, 'ts', 'id').execute()
+  const rows = await pageAfter(query.select(ctx.storage.eventsOf(spec.table).dataColumns), spec.cursor, limit, 'ts', 'id').execute()
   return toPage(rows, limit, (row) => [Number(row.ts), row.id], (row) => eventOf({ id: row.id, ts: Number(row.ts), data: ctx.storage.eventsOf(spec.table).dataOf(row) }))
 }

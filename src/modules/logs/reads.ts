@@ -1,13 +1,12 @@
 import { Type } from 'typebox'
 import { named } from '../../http/openapi-components.ts'
 import { queryTime } from '../../http/list.ts'
-import { IsoTime, Nullable, ProjectQuery, moduleDb, moduleReads, readRoute, requireReadableProject } from '../read-route.ts'
+import { IsoTime, Nullable, ProjectQuery, eventsDb, moduleDb, moduleReads, readRoute, requireReadableProject } from '../read-route.ts'
 import { TimeWindowQuery } from '../time-window.ts'
 import { sql } from 'kysely'
 import { HistogramQuery, histogramBuckets } from '../../http/histogram.ts'
 import { HOUR_MS, countLevels } from './level-hours.ts'
 import type { LogTables } from './tables.ts'
-import { tablesOf } from '../../storage/tables.ts'
 
 const LevelCounts = named('LogLevelCounts', Type.Object({
   data: Type.Array(Type.Object({ level: Nullable(Type.String({ description: 'null for logs sent without a level' })), count: Type.Integer() })),
@@ -48,7 +47,7 @@ export const logReads = moduleReads((app, ctx) => {
       await requireReadableProject(ctx, request, projectId)
       const { fromMs, toMs, bucketMs } = histogramBuckets(request.query)
       const db = moduleDb<LogTables>(ctx)
-      const events = tablesOf<LogTables>(ctx.storage.eventsOf('log_events').db)
+      const events = eventsDb<LogTables>(ctx, 'log_events')
       // (ts - ts % b) / b: whole in every store; DuckDB's `/` divides as floats and its cast rounds, so a plain ts / b lands late buckets in the next one.
       const bucketOf = (column: string) => sql<number>`cast((${sql.ref(column)} - ${sql.ref(column)} % ${sql.lit(bucketMs)}) / ${sql.lit(bucketMs)} as bigint)`
       const countLogs = (from: number, to: number) => {
@@ -116,7 +115,7 @@ export const logReads = moduleReads((app, ctx) => {
       const { project_id: projectId, from, to, module } = request.query
       await requireReadableProject(ctx, request, projectId)
       const db = moduleDb<LogTables>(ctx)
-      const events = tablesOf<LogTables>(ctx.storage.eventsOf('log_events').db)
+      const events = eventsDb<LogTables>(ctx, 'log_events')
       const countLogs = (fromMs: number | undefined, toMs: number | undefined) => {
         let query = events
           .selectFrom('log_events')
