@@ -27,11 +27,16 @@ for (const dialect of DIALECTS) {
           INGEST_RATE_LIMIT_EVENTS_PER_SECOND: '1000000',
           INGEST_RATE_LIMIT_BATCHES_PER_SECOND: '100000',
         }
-        // The materialiser kills this portal at `point` the first time it applies the outbox.
-        let portal: PortalProcess = await spawnPortal({ ...env, PORTAL_TEST_CRASH_IN_MATERIALISER: point })
+        // Creating the project writes audit events, which go through the outbox too: made by a portal of their
+        // own, and applied (a read of them passes their barrier) before it stops, so that the crash comes with the logs.
+        let portal: PortalProcess = await spawnPortal(env)
         const client = { request: requester(portal.url), adminToken: ADMIN }
         try {
           const project = await createProject(client, 'outbox crash')
+          assert.equal((await client.request('GET', `/api/modules/audit/events?project_id=${project.id}`, { token: ADMIN })).status, 200)
+          await killPortal(portal, 'SIGTERM')
+          // The materialiser kills this portal at `point` the first time it applies the outbox.
+          portal = await spawnPortal({ ...env, PORTAL_TEST_CRASH_IN_MATERIALISER: point })
           const acknowledged: string[] = []
           const unacknowledged: { key: string; logs: string[] }[] = []
           let died = false

@@ -59,7 +59,7 @@ export async function spawnPortal(
   const url = `http://127.0.0.1:${port}`
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`portal exited with ${child.exitCode}: ${output()}`)
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`portal exited with ${child.exitCode ?? child.signalCode}: ${output()}`)
     try {
       if ((await fetch(`${url}/api/health`)).status === 200) return { child, url, output }
     } catch {
