@@ -32,7 +32,7 @@ export async function updateGroupSummaries(trx: Kysely<Database>, module: EventM
       const group = groups.get(mapKey)
       if (!group) {
         const values = Object.fromEntries(summary.columns.map((column) => [column, row[column] ?? null]))
-        groups.set(mapKey, { project_id: row.project_id, group_key: groupKey, ...values, events: 1, first_ts: row.ts, last_ts: row.ts, last_event_id: row.id })
+        groups.set(mapKey, { project_id: row.project_id, group_key: groupKey, ...values, events: 1, first_ts: row.ts, last_ts: row.ts, last_event_id: row.id, ...latestOf(summary, row) })
         continue
       }
       group.events += 1
@@ -40,17 +40,25 @@ export async function updateGroupSummaries(trx: Kysely<Database>, module: EventM
       if (row.ts > group.last_ts || (row.ts === group.last_ts && row.id > group.last_event_id)) {
         group.last_ts = row.ts
         group.last_event_id = row.id
+        Object.assign(group, latestOf(summary, row))
       }
     }
     // One order for every writer, so that concurrent upserts on PostgreSQL lock rows in the same order.
     const sorted = [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, group]) => group)
-    const rowsPerStatement = Math.floor(MAX_VALUES_PER_STATEMENT / (summary.columns.length + 6))
+    const rowsPerStatement = Math.floor(MAX_VALUES_PER_STATEMENT / (summary.columns.length + (summary.latest?.length ?? 0) + 6))
     for (let start = 0; start < sorted.length; start += rowsPerStatement) await upsert(trx, summary, sorted.slice(start, start + rowsPerStatement))
   }
 }
 
+/** The summary's copies of `row`'s latest columns (`GroupSummary.latest`). */
+function latestOf(summary: GroupSummary, row: EventTableRow): Record<string, unknown> {
+  return Object.fromEntries((summary.latest ?? []).map((column) => [`latest_${column}`, row[column] ?? null]))
+}
+
 async function upsert(trx: Kysely<Database>, summary: GroupSummary, rows: SummaryRow[]): Promise<void> {
   const current = (column: string) => sql.ref(`${summary.table}.${column}`)
+  const newer = sql`(excluded.last_ts, excluded.last_event_id) > (${current('last_ts')}, ${current('last_event_id')})`
+  const latest = (summary.latest ?? []).map((column) => `latest_${column}`)
   await trx
     .withTables<TablesByName>()
     .insertInto(summary.table)
@@ -60,7 +68,8 @@ async function upsert(trx: Kysely<Database>, summary: GroupSummary, rows: Summar
         events: sql`${current('events')} + excluded.events`,
         first_ts: sql`case when excluded.first_ts < ${current('first_ts')} then excluded.first_ts else ${current('first_ts')} end`,
         last_ts: sql`case when excluded.last_ts > ${current('last_ts')} then excluded.last_ts else ${current('last_ts')} end`,
-        last_event_id: sql`case when (excluded.last_ts, excluded.last_event_id) > (${current('last_ts')}, ${current('last_event_id')}) then excluded.last_event_id else ${current('last_event_id')} end`,
+        last_event_id: sql`case when ${newer} then excluded.last_event_id else ${current('last_event_id')} end`,
+        ...Object.fromEntries(latest.map((column) => [column, sql`case when ${newer} then ${sql.ref(`excluded.${column}`)} else ${current(column)} end`])),
       }),
     )
     .execute()

@@ -1,4 +1,4 @@
-import { sql, type SelectQueryBuilder } from 'kysely'
+import type { SelectQueryBuilder } from 'kysely'
 import type { PortalContext } from '../context.ts'
 import { DEFAULT_LIMIT, queryTime, type Page } from '../http/list.ts'
 import { ProblemError } from '../http/problem.ts'
@@ -45,7 +45,7 @@ export interface GroupQuery {
   summary: GroupSummary
   /** equality on group columns (a service, one flag key) */
   groups?: Record<string, string>
-  /** equality on columns of each group's latest event (jobs whose latest status is failed); not with `window` or `narrow` */
+  /** equality on columns of each group's latest event that its summary keeps (`GroupSummary.latest`: jobs whose latest status is failed); not with `window` or `narrow` */
   latest?: Record<string, string>
   /** the events counted: `from` <= ts < `to` (ISO 8601); the groups are then computed over it */
   window?: { from?: string; to?: string }
@@ -100,11 +100,9 @@ async function groupsOfSummary(ctx: PortalContext, spec: GroupQuery, limit: numb
   const groups = spec.groups ?? {}
   if (columns.every((column) => groups[column] !== undefined)) query = query.where('summary.group_key', '=', groupKeyOf(columns, groups))
   else for (const [column, value] of Object.entries(groups)) query = query.where(`summary.${column}`, '=', value)
-  if (spec.latest) {
-    // A join of state to events: such a module's events must stay in the state database (not `columnar`).
-    if (ctx.storage.columnarTables?.includes(spec.table)) throw new Error(`${spec.table} is columnar: its groups cannot be filtered by their latest event`)
-    query = query.innerJoin(`${spec.table} as latest`, 'latest.id', 'summary.last_event_id')
-    for (const [column, value] of Object.entries(spec.latest)) query = query.where(sql.ref(`latest.${column}`), '=', value)
+  for (const [column, value] of Object.entries(spec.latest ?? {})) {
+    if (!spec.summary.latest?.includes(column)) throw new Error(`${table} keeps no latest ${column}: declare it in the summary's latest`)
+    query = query.where(`summary.latest_${column}`, '=', value)
   }
   const rows = (await query.orderBy('summary.last_ts', 'desc').orderBy('summary.group_key').limit(limit + 1).offset(offset).execute()) as GroupRow[]
   return {

@@ -67,6 +67,9 @@ for (const dialect of DIALECTS) {
         { id: 'evt_10', target_url: 'https://example.com/page', artifact_url: null },
         { id: 'evt_11', target_url: null, artifact_url: 'https://cdn.example.com/job-1.mp4' },
       ])
+      // and a job's latest status to its summary, where the job list filters by it
+      const jobs = await db.selectFrom('video_job_summary').select(['job_id', 'latest_status']).execute()
+      assert.deepEqual(jobs, [{ job_id: 'job-1', latest_status: 'done' }])
       const tenants = await db.selectFrom('tenant_events').select(['id', 'ingest_limit_per_second']).orderBy('id').execute()
       assert.deepEqual(tenants.map((row) => [row.id, row.ingest_limit_per_second]), [['evt_5', null], ['evt_9', 5_000_000_000]])
     })

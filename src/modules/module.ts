@@ -99,6 +99,11 @@ export interface GroupSummary {
   columns: string[]
   /** a table of the same counts per project, group and UTC hour, for counts over a time window (`createGroupHoursTableV1`) */
   hours?: string
+  /**
+   * columns of each group's latest event kept beside it as `latest_<column>` (a job's latest status): reads filter
+   * groups by them in the summary alone, which a columnar module's events, in another store, cannot be joined to
+   */
+  latest?: string[]
 }
 
 /**

@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import type { Migration } from '../../storage/migrations.ts'
 import { createEventTableV1 } from '../../storage/frozen/event-table-v1.ts'
 import { createGroupSummaryTableV1 } from '../group-summary-table-v1.ts'
@@ -18,6 +19,14 @@ export const videoMigrations: Migration[] = [
     up: async (db, t) => {
       await addFieldColumnV1(db, t, 'video_events', 'target_url', 'text', 'targetUrl', 'job_id')
       await addFieldColumnV1(db, t, 'video_events', 'artifact_url', 'text', 'artifactUrl', 'job_id')
+    },
+  },
+  {
+    // The job list filters by latest status in the summary alone: the events may be in DuckDB, where no join reaches.
+    name: 'video/004_job_summary_latest_status',
+    up: async (db) => {
+      await db.schema.alterTable('video_job_summary').addColumn('latest_status', 'text').execute()
+      await sql`update video_job_summary set latest_status = (select status from video_events where video_events.id = video_job_summary.last_event_id)`.execute(db)
     },
   },
 ]

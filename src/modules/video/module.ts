@@ -11,6 +11,7 @@ export const videoModule = defineModule({
   payload: VideoPayload,
   examples: videoExamples,
   table: 'video_events',
+  columnar: true,
   migrations: videoMigrations,
   columns: (d) => ({ job_id: d.jobId, status: d.status ?? null, target_url: d.targetUrl ?? null, artifact_url: d.artifactUrl ?? null }),
   filters: {
@@ -18,7 +19,7 @@ export const videoModule = defineModule({
     status: columnEquals('status', Type.String()),
   },
   summaries: {
-    jobs: { table: 'video_job_summary', columns: ['job_id'] },
+    jobs: { table: 'video_job_summary', columns: ['job_id'], latest: ['status'] },
   },
   routes: videoReads,
 })
