@@ -97,6 +97,39 @@ if (DIALECTS.includes('sqlite')) {
 }
 
 if (DIALECTS.includes('sqlite')) {
+  test('a column SQLite has and DuckDB lacks (a start during migrations, an upgrade) is added before rows that carry it', async () => {
+    const database = await createTestDatabase('sqlite')
+    try {
+      const first = await startTestPortalOn('sqlite', database, DEFAULT)
+      const project = await createProject(first)
+      assert.equal((await ingest(first, project, [event('video', { jobId: 'job-1', status: 'queued' })])).status, 200)
+      assert.equal((await first.request('GET', `/api/video/jobs/job-1?project_id=${project.id}`, { token: first.viewerToken })).status, 200)
+      await first.close()
+      // As a start that made the DuckDB table before a migration added the column would have left it.
+      const { DuckDBInstance } = await import('@duckdb/node-api')
+      const duckdb = await DuckDBInstance.create(path.join(database.dataDir, 'events.duckdb'))
+      const connection = await duckdb.connect()
+      await connection.run('alter table video_events drop column artifact_url')
+      connection.closeSync()
+      duckdb.closeSync()
+
+      const again = await startTestPortalOn('sqlite', database, DEFAULT)
+      try {
+        const artifactUrl = 'https://cdn.example.com/job-1.mp4'
+        assert.equal((await ingest(again, project, [event('video', { jobId: 'job-1', status: 'done', artifactUrl })])).status, 200)
+        const job = await again.request('GET', `/api/video/jobs/job-1?project_id=${project.id}`, { token: again.viewerToken })
+        assert.equal(job.status, 200, job.text)
+        assert.equal(job.body.artifactUrl, artifactUrl)
+      } finally {
+        await again.close()
+      }
+    } finally {
+      await database.drop()
+    }
+  })
+}
+
+if (DIALECTS.includes('sqlite')) {
   test('a second portal of this process on the same data folder is refused, naming events.duckdb', async () => {
     const database = await createTestDatabase('sqlite')
     try {

@@ -129,12 +129,8 @@ export async function withDuckdbEvents(storage: Storage, file: string, columnarT
   // The DuckDB tables take the SQLite tables' columns once migrations have made them; no index:
   // DuckDB's row groups keep min/max per column, and the rows arrive in time order.
   async function start() {
-    for (const table of tables) {
-      const { rows } = await sql<{ name: string; type: string }>`select name, type from pragma_table_info(${table})`.execute(state)
-      const columns = rows.map((row) => ({ name: row.name, type: duckdbType(row.type) }))
-      schemas.set(table, columns)
-      await connection.run(`create table if not exists ${quote(table)} (${columns.map((c) => `${quote(c.name)} ${c.type}`).join(', ')})`)
-    }
+    const existing = new Set((await connection.runAndReadAll('select table_name, column_name from duckdb_columns()')).getRows().map(([table, column]) => `${table}.${column}`))
+    for (const table of tables) await syncTable(table, existing)
     await connection.run('create table if not exists outbox_applied (upto bigint not null)')
     const upto = (await connection.runAndReadAll('select max(upto) from outbox_applied')).getRows()[0][0]
     if (upto === null) await connection.run('insert into outbox_applied values (0)')
@@ -142,6 +138,21 @@ export async function withDuckdbEvents(storage: Storage, file: string, columnarT
     // Rows a crash left between the DuckDB commit and the delete: applied already, so only deleted.
     await state.deleteFrom('event_outbox').where('seq', '<=', appliedUpto).execute()
     while ((await applyPass()) === ROWS_PER_PASS);
+  }
+
+  /**
+   * Gives DuckDB's `table` every column SQLite's has: at the first start, and for a migration that added one since
+   * (a start that ran while the migrations did, or an upgrade), whose rows would otherwise fail every insert.
+   */
+  async function syncTable(table: string, existing?: Set<string>) {
+    const { rows } = await sql<{ name: string; type: string }>`select name, type from pragma_table_info(${table})`.execute(state)
+    if (rows.length === 0) throw new Error(`${table} is not made yet: its migrations have not run`)
+    const columns = rows.map((row) => ({ name: row.name, type: duckdbType(row.type) }))
+    await connection.run(`create table if not exists ${quote(table)} (${columns.map((c) => `${quote(c.name)} ${c.type}`).join(', ')})`)
+    for (const column of columns) {
+      if (!existing?.has(`${table}.${column.name}`)) await connection.run(`alter table ${quote(table)} add column if not exists ${quote(column.name)} ${column.type}`)
+    }
+    schemas.set(table, columns)
   }
 
   // Not kept when it fails: with the writer thread the timer looks from the start, before migrations
@@ -164,21 +175,23 @@ export async function withDuckdbEvents(storage: Storage, file: string, columnarT
       .execute()) as { seq: number; event_table: string; block: Uint8Array }[]
     if (rows.length === 0) return 0
     const upto = rows[rows.length - 1].seq
+    // One statement per table and column list: each await waits for a turn of a busy event loop.
+    const inserts = new Map<string, { table: string; columns: string[]; texts: string[] }>()
+    for (const row of rows) {
+      const block = decodeBlock(row.block)
+      const key = JSON.stringify([row.event_table, block.columns])
+      const insert = inserts.get(key) ?? inserts.set(key, { table: row.event_table, columns: block.columns, texts: [] }).get(key)!
+      insert.texts.push(block.text)
+    }
+    for (const { table, columns } of inserts.values()) {
+      const schema = schemas.get(table)
+      if (!schema) throw new Error(`the outbox holds events of ${table}, which the DuckDB event store does not hold`)
+      // Rows written after a migration added a column this start has not seen.
+      if (columns.some((column) => !schema.some((known) => known.name === column))) await syncTable(table)
+    }
     await connection.run('begin transaction')
     try {
-      // One statement per table and column list: each await waits for a turn of a busy event loop.
-      const inserts = new Map<string, { table: string; columns: string[]; texts: string[] }>()
-      for (const row of rows) {
-        const block = decodeBlock(row.block)
-        const key = JSON.stringify([row.event_table, block.columns])
-        const insert = inserts.get(key) ?? inserts.set(key, { table: row.event_table, columns: block.columns, texts: [] }).get(key)!
-        insert.texts.push(block.text)
-      }
-      for (const { table, columns, texts } of inserts.values()) {
-        const schema = schemas.get(table)
-        if (!schema) throw new Error(`the outbox holds events of ${table}, which the DuckDB event store does not hold`)
-        await connection.run(insertBlocks(table, schema, columns), [listValue(texts)])
-      }
+      for (const { table, columns, texts } of inserts.values()) await connection.run(insertBlocks(table, schemas.get(table)!, columns), [listValue(texts)])
       await connection.run(`update outbox_applied set upto = ${upto}`)
       if (process.env.PORTAL_TEST_CRASH_IN_MATERIALISER === 'before-duckdb-commit') process.kill(process.pid, 'SIGKILL')
       await connection.run('commit')
