@@ -1,34 +1,30 @@
 // Bytes per log event of the whole data folder after a clean stop, the portal end to end (HTTP, ingest,
-// outbox, materialiser), with EVENT_STORE=sqlite (rows) and duckdb (a new data folder's default), over the same events:
-// level, module, message and two fields, 100-event batches, one connection. BENCH_PORTAL_EVENTS sets
+// outbox, materialiser), with EVENT_STORE=sqlite (rows) and duckdb (a new data folder's default), over the same
+// realistic logs (workload/realistic-logs.ts), 100-event batches, one connection. BENCH_PORTAL_EVENTS sets
 // the count (default 100,000); EVENT_STORE=duckdb (or sqlite) measures that store alone. The bound beside
 // it: the same events as JSON lines, deflated.
 import fs from 'node:fs'
 import path from 'node:path'
 import zlib from 'node:zlib'
-import { createProject, createTestDatabase, event, ingest, startTestPortalOn } from '../test/support/portal.ts'
+import { createProject, createTestDatabase, ingest, startTestPortalOn } from '../test/support/portal.ts'
+import { realisticLogs } from './workload/realistic-logs.ts'
 
 const EVENTS = Number(process.env.BENCH_PORTAL_EVENTS ?? 100_000)
 const BATCH = 100
 const STORES = process.env.EVENT_STORE ? [process.env.EVENT_STORE] : ['sqlite', 'duckdb']
-const LEVELS = ['info', 'info', 'info', 'debug', 'warn', 'error']
 
 /** Each file of a data folder with its size in bytes. */
 function fileSizes(dir: string): [name: string, bytes: number][] {
   return fs.readdirSync(dir).map((name) => [name, fs.statSync(path.join(dir, name)).size])
 }
 
-function batchOf(first: number, start: number) {
-  return Array.from({ length: BATCH }, (_, k) => {
-    const i = first + k
-    return event('log', { level: LEVELS[i % 6], module: `module-${i % 20}`, message: `order ${i % 9973} created`, fields: { requestId: `req-${i}`, userId: `user-${i % 5000}` } }, new Date(start + i * 100).toISOString())
-  })
-}
+const END_MS = Date.now()
+const batchOf = (first: number) => realisticLogs(BATCH, { first, total: EVENTS, endMs: END_MS })
 
 export async function run() {
-  const start = Date.now() - EVENTS * 100
-  let lines = ''
-  for (let first = 0; first < EVENTS; first += BATCH) lines += batchOf(first, start).map((e) => JSON.stringify(e)).join('\n') + '\n'
+  const eventBatches = Array.from({ length: Math.ceil(EVENTS / BATCH) }, (_, batch) => batchOf(batch * BATCH))
+  const batches = eventBatches.map((events) => JSON.stringify({ events }))
+  const lines = eventBatches.flat().map((event) => JSON.stringify(event)).join('\n')
   const bound = zlib.deflateRawSync(lines).length / EVENTS
   console.log(`eventstore-portal: ${EVENTS.toLocaleString('en')} log events in ${BATCH}-event batches, one connection; bound: JSON lines deflated ${bound.toFixed(1)} B/event`)
   for (const store of STORES) {
@@ -36,8 +32,8 @@ export async function run() {
     const portal = await startTestPortalOn('sqlite', database, { EVENT_STORE: store, INGEST_RATE_LIMIT_EVENTS_PER_SECOND: '100000000', INGEST_RATE_LIMIT_BATCHES_PER_SECOND: '10000000', LOG_LEVEL: 'warn' }, { checkResponses: false })
     const project = await createProject(portal)
     const began = performance.now()
-    for (let first = 0; first < EVENTS; first += BATCH) {
-      const response = await ingest(portal, project, JSON.stringify({ events: batchOf(first, start) }))
+    for (const body of batches) {
+      const response = await ingest(portal, project, body)
       if (response.status !== 200) throw new Error(`ingest: ${response.status} ${response.text}`)
     }
     const seconds = (performance.now() - began) / 1000
