@@ -65,6 +65,8 @@ function problemEntry(status: number, entry: Schema, facts: { access: Access; ha
   return {
     ...rest,
     content: {
+      // another API's own error shape beside the portal's (the Loki, Tempo and Prometheus query APIs answer in theirs)
+      ...rest.content,
       'application/problem+json': {
         schema: { allOf: [Problem, { type: 'object', properties: { code: codeSchema } }] },
         example: { type: 'about:blank', title: problemTitle(status), status, detail: `${codes[0]}: the \`detail\` names the field or header at fault`, code: codes[0] },
