@@ -24,6 +24,7 @@ import { projectActivityRoutes } from './projects/activity.ts'
 import { backupRoutes } from './backup/routes.ts'
 import { retentionRoutes } from './retention/routes.ts'
 import { lokiRoutes } from './query-apis/loki/routes.ts'
+import { tempoRoutes } from './query-apis/tempo/routes.ts'
 
 const LOAD_SAMPLE_INTERVAL_MS = 500
 /** The largest JSON body any route but ingest (which has INGEST_RATE_LIMIT_MAX_BATCH_BYTES) reads. */
@@ -105,6 +106,7 @@ export async function buildServer(ctx: PortalContext) {
     if (module.routes) await app.register(module.routes, { ctx, module, prefix: module.basePath })
   }
   await app.register(lokiRoutes, { ctx })
+  await app.register(tempoRoutes, { ctx })
   await app.register(uiPlugin)
   return app
 }
