@@ -25,6 +25,7 @@ import { backupRoutes } from './backup/routes.ts'
 import { retentionRoutes } from './retention/routes.ts'
 import { lokiRoutes } from './query-apis/loki/routes.ts'
 import { tempoRoutes } from './query-apis/tempo/routes.ts'
+import { prometheusRoutes } from './query-apis/prometheus/routes.ts'
 
 const LOAD_SAMPLE_INTERVAL_MS = 500
 /** The largest JSON body any route but ingest (which has INGEST_RATE_LIMIT_MAX_BATCH_BYTES) reads. */
@@ -107,6 +108,7 @@ export async function buildServer(ctx: PortalContext) {
   }
   await app.register(lokiRoutes, { ctx })
   await app.register(tempoRoutes, { ctx })
+  await app.register(prometheusRoutes, { ctx })
   await app.register(uiPlugin)
   return app
 }

@@ -104,8 +104,11 @@ declare module 'fastify' {
     access?: Access
     /** for `apiKey` routes: the scope the key needs (default `ingest`) */
     keyScope?: KeyScope
-    /** where the credential is read: the Authorization bearer (default), or also Sentry's `X-Sentry-Auth` / `?sentry_key=` */
-    credentials?: 'bearer' | 'sentry'
+    /**
+     * where the credential is read: the Authorization bearer (default); or also Sentry's `X-Sentry-Auth` / `?sentry_key=`;
+     * or also HTTP Basic's password (`basic`: the query APIs, for clients that speak only Basic, such as promtool's `http://user:token@host`)
+     */
+    credentials?: 'bearer' | 'sentry' | 'basic'
   }
   interface FastifyRequest {
     principal: Principal | null
@@ -179,7 +182,8 @@ function credentialLookups(db: Kysely<Database>) {
 type CredentialLookups = ReturnType<typeof credentialLookups>
 
 async function resolvePrincipal(ctx: PortalContext, lookups: CredentialLookups, request: FastifyRequest): Promise<Principal> {
-  const token = request.routeOptions.config?.credentials === 'sentry' ? (sentryKey(request) ?? bearerToken(request)) : bearerToken(request)
+  const credentials = request.routeOptions.config?.credentials
+  const token = credentials === 'sentry' ? (sentryKey(request) ?? bearerToken(request)) : credentials === 'basic' ? (bearerToken(request) ?? basicPassword(request)) : bearerToken(request)
   if (token === undefined) throw unauthorized('missing_token', 'Authorization: Bearer <token> is required')
   const hash = sha256Hex(token)
   if (token.startsWith('pk_')) {
@@ -201,6 +205,16 @@ function bearerToken(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization
   const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null
   return match?.[1]
+}
+
+/** The password of `Authorization: Basic base64(user:password)`; the user name is not read. */
+function basicPassword(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization
+  const match = typeof header === 'string' ? /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header) : null
+  if (!match) return undefined
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8')
+  const colon = decoded.indexOf(':')
+  return colon === -1 || colon === decoded.length - 1 ? undefined : decoded.slice(colon + 1)
 }
 
 /** Sentry SDKs send the DSN's key in `X-Sentry-Auth: Sentry sentry_key=…, …` or, from browsers, as `?sentry_key=`. */

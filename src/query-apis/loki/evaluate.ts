@@ -1,7 +1,8 @@
 import type { PortalContext } from '../../context.ts'
 import { HOUR_MS } from '../../modules/logs/level-hours.ts'
 import { LogqlError, type ArithmeticOp, type Grouping, type LogSelection, type MetricExpr } from './logql.ts'
-import { compilePipeline, type Labels, type LogEntry } from './pipeline.ts'
+import { compareLabels, labelsKey, type Labels } from '../samples.ts'
+import { compilePipeline, type LogEntry } from './pipeline.ts'
 import { countInBuckets, countInHourBuckets, hourlyCountsAnswer, scanLogs, selectionIsExactInSql, STREAM_LABELS } from './log-rows.ts'
 
 /** What a query read, for the `stats` of Loki's answers. */
@@ -20,21 +21,6 @@ export type MetricValue = { kind: 'vector'; series: Series[] } | { kind: 'scalar
 
 /** The most buckets one range aggregation counts in; a finer query is refused rather than held for minutes. */
 const MAX_BUCKETS = 1_000_000
-
-export function labelsKey(labels: Labels): string {
-  return JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-}
-
-/** Prometheus' order of label sets: by their sorted (name, value) pairs. */
-export function compareLabels(a: Labels, b: Labels): number {
-  const left = Object.entries(a).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))
-  const right = Object.entries(b).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))
-  for (let i = 0; i < Math.min(left.length, right.length); i++) {
-    if (left[i][0] !== right[i][0]) return left[i][0] < right[i][0] ? -1 : 1
-    if (left[i][1] !== right[i][1]) return left[i][1] < right[i][1] ? -1 : 1
-  }
-  return left.length - right.length
-}
 
 function gcd(a: number, b: number): number {
   return b === 0 ? a : gcd(b, a % b)

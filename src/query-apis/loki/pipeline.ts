@@ -1,7 +1,9 @@
 import { parseBytes, parseDurationMs } from '../durations.ts'
 import { LogqlError, type CompareOp, type LabelTest, type Matcher, type Stage } from './logql.ts'
 
-export type Labels = Record<string, string>
+import type { Labels } from '../samples.ts'
+
+export type { Labels }
 
 /** A stored log as LogQL sees it: its line (the message), its stream's labels, and its `fields` as structured metadata. */
 export interface LogEntry {

@@ -5,7 +5,8 @@ import type { PortalContext } from '../../context.ts'
 import { plainTextError, queryApiErrorHandler, queryApiResponses } from '../api-responses.ts'
 import { nanosString, parseDurationMs, parseLokiTimeMs, parseStepMs } from '../durations.ts'
 import { TenantError, TenantQuery, tenantProject } from '../tenancy.ts'
-import { compareLabels, evaluateLogs, evaluateMetric, type MetricValue, type QueryStats } from './evaluate.ts'
+import { compareLabels, formatSample } from '../samples.ts'
+import { evaluateLogs, evaluateMetric, type MetricValue, type QueryStats } from './evaluate.ts'
 import { indexStats, labelNames, STREAM_LABELS, streams } from './log-rows.ts'
 import { LogqlError, parseLogql, type Matcher } from './logql.ts'
 
@@ -83,14 +84,6 @@ function bounds(query: { start?: string; end?: string; since?: string }, now = D
   return { startMs, endMs }
 }
 
-/** A float as Prometheus writes it (Go's 'f', -1): no exponent; NaN and ±Inf by name. */
-export function formatSample(value: number): string {
-  if (Number.isNaN(value)) return 'NaN'
-  if (!Number.isFinite(value)) return value > 0 ? '+Inf' : '-Inf'
-  const text = String(value)
-  return text.includes('e') ? value.toLocaleString('en-US', { useGrouping: false, maximumFractionDigits: 20 }) : text
-}
-
 function summary(stats: QueryStats, startedAt: number, returned: number) {
   const seconds = Math.max((performance.now() - startedAt) / 1000, 1e-6)
   return {
@@ -134,7 +127,7 @@ export const lokiRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = asy
   app.setErrorHandler(queryApiErrorHandler(ctx, lokiError, sendText))
   const responses = (ok: TSchema) => queryApiResponses(ok, plainTextError)
   const route = <Q extends TProperties, R extends TSchema, P extends TProperties = {}>(operationId: string, summary: string, description: string, querystring: Q, ok: R, params?: P) => ({
-    config: { access: 'read' as const },
+    config: { access: 'read' as const, credentials: 'basic' as const },
     schema: {
       operationId,
       tags: ['loki'],
@@ -298,7 +291,7 @@ export const lokiRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = asy
   app.get(
     '/loki/api/v1/status/buildinfo',
     {
-      config: { access: 'read' as const },
+      config: { access: 'read' as const, credentials: 'basic' as const },
       schema: {
         operationId: 'lokiBuildInfo',
         tags: ['loki'],

@@ -99,7 +99,7 @@ function traceBody(json: TSchema): TSchema {
 export const tempoRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = async (app, { ctx }) => {
   app.setErrorHandler(queryApiErrorHandler(ctx, tempoError, sendText))
   const route = <Q extends TProperties, P extends TProperties = {}>(operationId: string, summary: string, description: string, querystring: Q, ok: TSchema, params?: P) => ({
-    config: { access: 'read' as const },
+    config: { access: 'read' as const, credentials: 'basic' as const },
     schema: {
       operationId,
       tags: ['tempo'],
@@ -254,7 +254,7 @@ export const tempoRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = as
   app.get(
     '/tempo/api/echo',
     {
-      config: { access: 'read' as const },
+      config: { access: 'read' as const, credentials: 'basic' as const },
       schema: {
         operationId: 'tempoEcho',
         tags: ['tempo'],
@@ -269,7 +269,7 @@ export const tempoRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = as
   app.get(
     '/tempo/api/status/buildinfo',
     {
-      config: { access: 'read' as const },
+      config: { access: 'read' as const, credentials: 'basic' as const },
       schema: {
         operationId: 'tempoBuildInfo',
         tags: ['tempo'],
