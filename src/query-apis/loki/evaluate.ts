@@ -284,5 +284,7 @@ export async function evaluateLogs(
   })
   stats.linesScanned += scanned.linesScanned
   stats.bytesScanned += scanned.bytesScanned
-  return [...streams.values()].sort((a, b) => compareLabels(a.labels, b.labels))
+  // Streams in label order, descending for a backward query, as Loki lists them.
+  const order = direction === 'backward' ? -1 : 1
+  return [...streams.values()].sort((a, b) => order * compareLabels(a.labels, b.labels))
 }

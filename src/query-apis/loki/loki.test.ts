@@ -77,8 +77,8 @@ for (const dialect of DIALECTS) {
       const logfmt = (await loki('query_range', { query: '{module="http"} | logfmt | duration > 1s or status="200"', ...range })).body
       assert.deepEqual(
         logfmt.data.result.map((stream: any) => [stream.stream.method, stream.stream.duration]),
-        // streams in Prometheus' order of label sets: by their sorted names, then values (duration first)
-        [['POST', '1.5s'], ['GET', '20ms']],
+        // streams in Prometheus' order of label sets (by sorted names, then values: duration first), descending for a backward query as Loki lists them
+        [['GET', '20ms'], ['POST', '1.5s']],
       )
       // the log's fields are structured metadata: label filters see them without a parser
       const metadata = (await loki('query_range', { query: '{module="http"} | requestId="r-9"', ...range })).body
@@ -98,6 +98,9 @@ for (const dialect of DIALECTS) {
       // a line filter that keeps every line makes the portal read the logs themselves
       const scanned = (await loki('query_range', { query: 'sum by (level) (count_over_time({level=~".+"} |= "" [1h]))', ...params })).body
       assert.deepEqual(scanned.data.result, hourly.data.result)
+      // start and end are aligned to the step (start down, end up), as Loki's query frontend does
+      const aligned = (await loki('query_range', { query: 'sum by (level) (count_over_time({level=~".+"}[1h]))', start: ns(61), end: ns(179), step: '3600' })).body
+      assert.deepEqual(aligned.data.result, hourly.data.result)
       const rate = (await loki('query_range', { query: 'sum(rate({module="billing"}[1h]))', start: ns(60), end: ns(60), step: '60' })).body
       assert.deepEqual(rate.data.result, [{ metric: {}, values: [[seconds(60), String(2 / 3600)]] }])
       const bytes = (await loki('query_range', { query: 'bytes_over_time({module="http", level="warn"}[10m])', start: ns(10), end: ns(10), step: '60' })).body

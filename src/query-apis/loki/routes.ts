@@ -52,6 +52,9 @@ const TimeRangeQuery = {
   since: Type.Optional(Type.String({ description: 'a duration back from end when start is absent (default 1h)' })),
 }
 
+/** `forward` or `backward`; logcli sends them in capitals. */
+const Direction = Type.Optional(Type.Union([Type.Literal('forward'), Type.Literal('backward'), Type.Literal('FORWARD'), Type.Literal('BACKWARD')], { description: 'backward (newest first, the default) or forward' }))
+
 class BadParameter extends Error {}
 
 function lokiError(error: unknown) {
@@ -152,14 +155,15 @@ export const lokiRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = asy
         ...TimeRangeQuery,
         step: Type.Optional(Type.String({ description: 'metric queries: seconds or a duration (default (end − start) / 250, at least 1 s)' })),
         interval: Type.Optional(Type.String({ description: 'accepted and ignored: every line is returned' })),
-        direction: Type.Optional(Type.Union([Type.Literal('forward'), Type.Literal('backward')])),
+        direction: Direction,
       },
       QueryAnswer(Type.Union([StreamsData, MatrixData])),
     ),
     async (request) => {
       const startedAt = performance.now()
       const projectId = await tenantProject(ctx, request)
-      const { query, limit = DEFAULT_LIMIT, step, direction = 'backward' } = request.query
+      const { query, limit = DEFAULT_LIMIT, step } = request.query
+      const direction = request.query.direction?.toLowerCase() === 'forward' ? 'forward' : 'backward'
       const parsed = parseLogql(query)
       const { startMs, endMs } = bounds(request.query)
       const stats: QueryStats = { linesScanned: 0, bytesScanned: 0 }
@@ -179,8 +183,10 @@ export const lokiRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = asy
       if (stepMs === undefined) throw new BadParameter(`cannot parse "${step}" to a valid duration`)
       if (stepMs <= 0) throw new BadParameter('zero or negative query resolution step widths are not accepted. Try a positive integer')
       if ((endMs - startMs) / stepMs > MAX_POINTS) throw new BadParameter(`exceeded maximum resolution of ${MAX_POINTS} points per timeseries. Try decreasing the query resolution (?step=XX)`)
+      // Evaluation times on multiples of the step (start rounded down, end up), as Loki's query frontend aligns them.
+      const stepWidth = Math.max(Math.round(stepMs), 1)
       const times: number[] = []
-      for (let t = Math.round(startMs); t <= endMs; t += Math.round(stepMs) || 1) times.push(t)
+      for (let t = Math.floor(startMs / stepWidth) * stepWidth; t <= Math.ceil(endMs / stepWidth) * stepWidth; t += stepWidth) times.push(t)
       const value = await evaluateMetric(ctx, projectId, parsed.expr, times, stats)
       const result = matrix(value, times)
       return { status: 'success' as const, data: { resultType: 'matrix' as const, result, stats: summary(stats, startedAt, result.length) } }
@@ -197,7 +203,7 @@ export const lokiRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = asy
         query: Type.String({ description: 'LogQL metric query', examples: ['sum by (level) (count_over_time({module="billing"}[1h]))'] }),
         time: Type.Optional(Type.String({ description: 'unix nanoseconds, seconds or RFC 3339; default now' })),
         limit: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_LIMIT })),
-        direction: Type.Optional(Type.Union([Type.Literal('forward'), Type.Literal('backward')])),
+        direction: Direction,
       },
       QueryAnswer(Type.Union([VectorData, ScalarData])),
     ),
