@@ -54,14 +54,27 @@ async function sendHostile(target: Target, operation: Operation, path: string, h
   } catch (error) {
     throw new Error(`${what}: no answer (${(error as Error).cause ?? error})`)
   }
-  assertAnswer(response.status, response.headers.get('content-type'), await response.text(), what)
+  assertAnswer(response.status, response.headers.get('content-type'), await response.text(), what, foreignErrorShape(operation.template))
   if (!target.statuses.has(operation)) target.statuses.set(operation, new Set())
   target.statuses.get(operation)!.add(response.status)
 }
 
-function assertAnswer(status: number, contentType: string | null, text: string, what: string) {
+/** The query APIs answer their own refusals in the shape of the API they speak (src/query-apis/): Loki's and Tempo's plain text, Prometheus' error body. */
+function foreignErrorShape(template: string): 'text' | 'prometheus' | undefined {
+  if (template.startsWith('/loki/') || template.startsWith('/tempo/')) return 'text'
+  if (template.startsWith('/prometheus/')) return 'prometheus'
+  return undefined
+}
+
+function assertAnswer(status: number, contentType: string | null, text: string, what: string, foreign?: 'text' | 'prometheus') {
   assert.ok(status < 500, `${what}: ${status} ${text.slice(0, 300)}`)
   if (status < 400) return
+  if (foreign === 'text' && /^text\/plain/.test(contentType ?? '')) return assert.ok(text.length > 0, `${what}: an empty refusal`)
+  if (foreign === 'prometheus' && /^application\/json/.test(contentType ?? '')) {
+    const refusal = JSON.parse(text)
+    assert.equal(refusal.status, 'error', what)
+    return assert.equal(typeof refusal.error, 'string', what)
+  }
   assert.match(contentType ?? '', /^application\/problem\+json/, `${what}: ${status} with content-type ${contentType}`)
   const problem = JSON.parse(text)
   assert.equal(typeof problem.type, 'string', what)

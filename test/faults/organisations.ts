@@ -131,6 +131,10 @@ const PATH_PARAMETERS: Record<string, (org: Organisation) => string> = {
   'endpoints/{id}': (org) => org.endpoint.id,
   'deliveries/{id}': (org) => org.deliveryId,
   'api/{projectNumber}': (org) => org.projectNumber,
+  // the query APIs (src/query-apis/): a label, a trace the seeded example holds, a tag
+  'label/{name}': () => 'level',
+  'traces/{traceId}': () => 't1',
+  'tag/{tagName}': () => 'service.name',
 }
 
 /** A parameter of a module's read named after a field of its events (`/api/flags/flags/{key}`, `?metric=`): the seeded example's value. */
@@ -140,6 +144,12 @@ const REQUIRED_QUERY: Record<string, () => string> = {
   to: () => new Date().toISOString(),
   bucket_seconds: () => '300',
   trace_id: () => '4bf92f3577b34da6a3ce929d0e0e4736',
+  // LogQL and PromQL alike, and a metric query, which Loki's instant query takes too
+  query: () => 'count_over_time({level="info"}[5m])',
+  start: () => String(Math.floor(Date.now() / 1000) - 3600),
+  end: () => String(Math.floor(Date.now() / 1000)),
+  step: () => '60',
+  'match[]': () => '{level="info"}',
 }
 
 function exampleField(template: string, name: string): string | undefined {

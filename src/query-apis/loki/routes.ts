@@ -70,7 +70,7 @@ function sendText(reply: FastifyReply, status: number, message: string) {
 function timeParameter(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined || value === '') return fallback
   const ms = parseLokiTimeMs(value)
-  if (ms === undefined) throw new BadParameter(`could not parse '${name}' parameter: ${JSON.stringify(value)} is not a unix time or RFC 3339 time`)
+  if (ms === undefined || !Number.isFinite(ms)) throw new BadParameter(`could not parse '${name}' parameter: ${JSON.stringify(value)} is not a unix time or RFC 3339 time`)
   return ms
 }
 
@@ -180,7 +180,7 @@ export const lokiRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = asy
         }
       }
       const stepMs = step === undefined ? Math.max(Math.floor((endMs - startMs) / 250_000), 1) * 1000 : parseStepMs(step)
-      if (stepMs === undefined) throw new BadParameter(`cannot parse "${step}" to a valid duration`)
+      if (stepMs === undefined || !Number.isFinite(stepMs)) throw new BadParameter(`cannot parse "${step}" to a valid duration`)
       if (stepMs <= 0) throw new BadParameter('zero or negative query resolution step widths are not accepted. Try a positive integer')
       if ((endMs - startMs) / stepMs > MAX_POINTS) throw new BadParameter(`exceeded maximum resolution of ${MAX_POINTS} points per timeseries. Try decreasing the query resolution (?step=XX)`)
       // Evaluation times on multiples of the step (start rounded down, end up), as Loki's query frontend aligns them.
@@ -202,7 +202,7 @@ export const lokiRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = asy
       {
         query: Type.String({ description: 'LogQL metric query', examples: ['sum by (level) (count_over_time({module="billing"}[1h]))'] }),
         time: Type.Optional(Type.String({ description: 'unix nanoseconds, seconds or RFC 3339; default now' })),
-        limit: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_LIMIT })),
+        limit: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_LIMIT, description: 'accepted and ignored: a metric query has no lines to limit' })),
         direction: Direction,
       },
       QueryAnswer(Type.Union([VectorData, ScalarData])),

@@ -55,7 +55,7 @@ function time(params: Parameters, name: string, fallback: number): number {
   const value = single(params, name)
   if (value === undefined || value === '') return fallback
   const ms = parsePrometheusTimeMs(value)
-  if (ms === undefined) throw new BadData(`invalid parameter "${name}": cannot parse "${value}" to a valid timestamp`)
+  if (ms === undefined || !Number.isFinite(ms)) throw new BadData(`invalid parameter "${name}": cannot parse "${value}" to a valid timestamp`)
   return ms
 }
 
@@ -96,7 +96,7 @@ async function rangeQuery(ctx: PortalContext, request: FastifyRequest, params: P
   if (end < start) throw new BadData('invalid parameter "end": end timestamp must not be before start time')
   const stepText = single(params, 'step')
   const step = stepText === undefined ? undefined : parseStepMs(stepText)
-  if (step === undefined || step <= 0) throw new BadData('invalid parameter "step": zero or negative query resolution step widths are not accepted. Try a positive integer')
+  if (step === undefined || !Number.isFinite(step) || step <= 0) throw new BadData('invalid parameter "step": zero or negative query resolution step widths are not accepted. Try a positive integer')
   if ((end - start) / step > MAX_POINTS) throw new BadData(`exceeded maximum resolution of ${MAX_POINTS} points per timeseries. Try decreasing the query resolution (?step=XX)`)
   const times: number[] = []
   for (let t = Math.round(start); t <= end; t += Math.round(step) || 1) times.push(t)
@@ -174,7 +174,7 @@ export const prometheusRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }>
       'prometheusQuery',
       'PromQL at one instant',
       'Selectors, `rate`/`increase` (extrapolated as Prometheus does; OTLP delta points are summed), `*_over_time`, `sum`/`avg`/`min`/`max`/`count`/`topk`/`bottomk` by or without labels, arithmetic and comparisons, and `histogram_quantile` over the `_bucket` series of OTLP histograms.',
-      { query: Type.String({ examples: ['sum by (job) (rate(http_server_requests_total[5m]))'] }), time: Type.Optional(Type.String()), timeout: Type.Optional(Type.String()) },
+      { query: Type.String({ description: 'PromQL', examples: ['sum by (job) (rate(http_server_requests_total[5m]))'] }), time: Type.Optional(Type.String({ description: 'RFC 3339 or unix seconds; default now' })), timeout: Type.Optional(Type.String({ description: 'accepted and ignored' })) },
       Success(QueryData),
     ),
     (request, params) => instantQuery(ctx, request, params),
@@ -185,7 +185,13 @@ export const prometheusRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }>
       'prometheusQueryRange',
       'PromQL at start, start + step, … ≤ end',
       `The same PromQL as the instant query; at most ${MAX_POINTS} points per series.`,
-      { query: Type.String(), start: Type.String(), end: Type.String(), step: Type.String({ description: 'seconds or a duration' }), timeout: Type.Optional(Type.String()) },
+      {
+        query: Type.String({ description: 'PromQL' }),
+        start: Type.String({ description: 'RFC 3339 or unix seconds' }),
+        end: Type.String({ description: 'RFC 3339 or unix seconds' }),
+        step: Type.String({ description: 'seconds or a duration' }),
+        timeout: Type.Optional(Type.String({ description: 'accepted and ignored' })),
+      },
       Success(RangeData),
     ),
     (request, params) => rangeQuery(ctx, request, params),
@@ -202,7 +208,7 @@ export const prometheusRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }>
   )
   app.get(
     '/prometheus/api/v1/label/:name/values',
-    route('prometheusLabelValues', 'Values of one label', 'Of the series `match[]` selects, or of all; default range: the last hour.', TimeRange, Success(Type.Array(Type.String())), { name: Type.String() }),
+    route('prometheusLabelValues', 'Values of one label', 'Of the series `match[]` selects, or of all; default range: the last hour.', TimeRange, Success(Type.Array(Type.String())), { name: Type.String({ description: 'a label name, `__name__` for metric names' }) }),
     async (request) => {
       const values = (await seriesOf(ctx, request, request.query as Parameters, false)).map((labels) => labels[request.params.name]).filter((value) => value !== undefined)
       return { status: 'success' as const, data: [...new Set(values)].sort() }
@@ -210,7 +216,19 @@ export const prometheusRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }>
   )
   app.get(
     '/prometheus/api/v1/status/buildinfo',
-    route('prometheusBuildInfo', 'The Prometheus API level this portal answers', 'Grafana reads it to choose its query features.', {}, Success(Type.Object({ version: Type.String(), revision: Type.String(), branch: Type.String(), buildUser: Type.String(), buildDate: Type.String(), goVersion: Type.String() }))),
+    {
+      config: { access: 'read' as const, credentials: 'basic' as const },
+      schema: {
+        operationId: 'prometheusBuildInfo',
+        tags: ['prometheus'],
+        summary: 'The Prometheus API level this portal answers',
+        description: 'Grafana reads it to choose its query features; no project.',
+        response: {
+          200: Success(Type.Object({ version: Type.String(), revision: Type.String(), branch: Type.String(), buildUser: Type.String(), buildDate: Type.String(), goVersion: Type.String() })),
+          ...problemResponses(401, 403, 503),
+        },
+      },
+    },
     async () => ({ status: 'success' as const, data: { version: '2.42.0', revision: 'observability-portal', branch: 'portal', buildUser: 'observability-portal', buildDate: '', goVersion: '' } }),
   )
 }

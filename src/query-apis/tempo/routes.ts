@@ -110,7 +110,10 @@ export const tempoRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = as
       response: { ...queryApiResponses(ok, plainTextError), 200: ok },
     },
   })
-  const traceWindow = { start: Type.Optional(Type.String({ description: 'unix seconds; accepted, the whole trace is returned' })), end: Type.Optional(Type.String()) }
+  const traceWindow = {
+    start: Type.Optional(Type.String({ description: 'unix seconds; accepted, the whole trace is returned' })),
+    end: Type.Optional(Type.String({ description: 'unix seconds; accepted, the whole trace is returned' })),
+  }
   const TraceId = { traceId: Type.String({ description: 'the trace id, as sent (hex for OTLP)' }) }
 
   const readTrace = async (projectId: string, traceId: string) => {
@@ -153,7 +156,7 @@ export const tempoRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = as
         q: Type.Optional(Type.String({ description: 'TraceQL', examples: ['{ resource.service.name = "checkout" && duration > 1s && status = error }'] })),
         tags: Type.Optional(Type.String({ description: 'logfmt-style key=value pairs, e.g. service.name=checkout http.status_code=500' })),
         minDuration: Type.Optional(Type.String({ description: 'e.g. 100ms' })),
-        maxDuration: Type.Optional(Type.String()),
+        maxDuration: Type.Optional(Type.String({ description: 'e.g. 5s' })),
         limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT, description: `traces returned (default ${DEFAULT_LIMIT})` })),
         spss: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: `matching spans shown per trace (default ${DEFAULT_SPANS_PER_SPANSET})` })),
         start: Type.Optional(Type.String({ description: 'unix seconds' })),
@@ -178,7 +181,7 @@ export const tempoRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = as
 
   app.get(
     '/tempo/api/search/tags',
-    route('tempoSearchTags', 'Names of the tags spans carry', `\`service.name\`, and the span attributes of the newest ${TAG_SAMPLE} spans.`, { ...window, scope: Type.Optional(Type.String()) }, Type.Object({ tagNames: Type.Array(Type.String()) })),
+    route('tempoSearchTags', 'Names of the tags spans carry', `\`service.name\`, and the span attributes of the newest ${TAG_SAMPLE} spans.`, { ...window, scope: Type.Optional(Type.String({ description: 'accepted; every tag is listed' })) }, Type.Object({ tagNames: Type.Array(Type.String()) })),
     async (request) => {
       const projectId = await tenantProject(ctx, request)
       const attributes = await sampleAttributes(projectId, secondsWindow(request.query.start, request.query.end))
@@ -192,7 +195,7 @@ export const tempoRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = as
       'tempoSearchTagsV2',
       'Tag names by scope (resource, span, intrinsic), as Grafana’s TraceQL editor asks',
       `Resource: \`service.name\`; span: the attributes of the newest ${TAG_SAMPLE} spans; intrinsics the portal evaluates.`,
-      { ...window, scope: Type.Optional(Type.String()), q: Type.Optional(Type.String()) },
+      { ...window, scope: Type.Optional(Type.String({ description: 'resource, span or intrinsic; default all' })), q: Type.Optional(Type.String({ description: 'accepted and ignored: tags are not narrowed by a query' })) },
       Type.Object({ scopes: Type.Array(Type.Object({ name: Type.String(), tags: Type.Array(Type.String()) })) }),
     ),
     async (request) => {
@@ -241,7 +244,7 @@ export const tempoRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = as
       'tempoSearchTagValuesV2',
       'Values of one tag with their types, as Grafana’s TraceQL editor asks',
       `At most ${TAG_VALUES_LIMIT}; attributes from the newest ${TAG_SAMPLE} spans.`,
-      { ...window, q: Type.Optional(Type.String()) },
+      { ...window, q: Type.Optional(Type.String({ description: 'accepted and ignored: values are not narrowed by a query' })) },
       Type.Object({ tagValues: Type.Array(Type.Object({ type: Type.String(), value: Type.String() })) }),
       TagName,
     ),
