@@ -14,6 +14,7 @@ const BENCHMARKS: Record<string, () => Promise<unknown>> = {
   retention: () => import('./retention.ts').then((m) => m.run()),
   instances: () => import('./instances.ts').then((m) => m.run()),
   'instances-webhooks': () => import('./instances-webhooks.ts').then((m) => m.run()),
+  'query-apis': () => import('./query-apis.ts').then((m) => m.run()),
 }
 
 const wanted = process.argv.slice(2)

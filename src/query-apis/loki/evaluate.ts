@@ -281,7 +281,8 @@ export async function evaluateLogs(
       if (++kept >= limit) return false
     }
     return true
-  })
+    // Where the database applies the whole selection, the first `limit` rows are the answer.
+  }, selectionIsExactInSql(selection) ? limit : Math.max(limit * 4, 1_000))
   stats.linesScanned += scanned.linesScanned
   stats.bytesScanned += scanned.bytesScanned
   // Streams in label order, descending for a backward query, as Loki lists them.

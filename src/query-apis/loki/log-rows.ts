@@ -13,6 +13,7 @@ import { streamTest, type Labels, type LogEntry } from './pipeline.ts'
 export const STREAM_LABELS = ['level', 'module', 'service_name'] as const
 type StreamLabel = (typeof STREAM_LABELS)[number]
 
+/** Rows read at a time: the first batch is what the caller expects to need, each next one four times larger up to this. */
 const SCAN_BATCH = 5_000
 
 type LogQuery = SelectQueryBuilder<any, any, any>
@@ -85,12 +86,14 @@ export async function scanLogs(
   direction: 'backward' | 'forward',
   metadata: boolean,
   take: (entries: LogEntry[]) => boolean,
+  firstBatch = SCAN_BATCH,
 ): Promise<{ linesScanned: number; bytesScanned: number }> {
   const store = ctx.storage.eventsOf('log_events')
   const matches = streamTest(selection.matchers)
   const order = direction === 'backward' ? 'desc' : 'asc'
   const stats = { linesScanned: 0, bytesScanned: 0 }
   let after: { ts: number; id: string } | undefined
+  let batch = Math.max(1, Math.min(firstBatch, SCAN_BATCH))
   for (;;) {
     let query: LogQuery = events(ctx)
       .selectFrom('log_events')
@@ -104,7 +107,7 @@ export async function scanLogs(
       const comparison = direction === 'backward' ? sql.raw('<') : sql.raw('>')
       query = query.where(sql<boolean>`(${sql.ref('ts')}, ${sql.ref('id')}) ${comparison} (${after.ts}, ${after.id})`)
     }
-    const rows: Record<string, unknown>[] = await query.orderBy('ts', order).orderBy('id', order).limit(SCAN_BATCH).execute()
+    const rows: Record<string, unknown>[] = await query.orderBy('ts', order).orderBy('id', order).limit(batch).execute()
     if (rows.length === 0) return stats
     const entries: LogEntry[] = []
     for (const row of rows) {
@@ -118,7 +121,8 @@ export async function scanLogs(
     }
     const last = rows[rows.length - 1]
     after = { ts: Number(last.ts), id: String(last.id) }
-    if (!take(entries) || rows.length < SCAN_BATCH) return stats
+    if (!take(entries) || rows.length < batch) return stats
+    batch = Math.min(batch * 4, SCAN_BATCH)
   }
 }
 

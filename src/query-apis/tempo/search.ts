@@ -1,7 +1,7 @@
 import { sql, type SqlBool } from 'kysely'
 import type { PortalContext } from '../../context.ts'
 import { nanosString, parseDurationMs } from '../durations.ts'
-import { candidateSpans, matchingTraceIds, pushDown, readsTrace, SCAN_WINDOW, spanMatches, spansets, traceSummaries, type SpanRow, type TraceSummary } from './span-rows.ts'
+import { candidateSpans, newestMatchingSpans, pushDown, readsTrace, SCAN_WINDOW, spanMatches, spansets, traceSummaries, type SpanRow, type TraceSummary } from './span-rows.ts'
 import { TraceqlError, type Condition, type TraceQuery } from './traceql.ts'
 
 /**
@@ -40,11 +40,9 @@ export async function searchTraces(ctx: PortalContext, projectId: string, query:
   const single = query.kind === 'spanset' ? query.condition : undefined
   const pushed = single && !readsTrace(single) ? pushDown(ctx, single) : undefined
   if (single && pushed?.exact) {
-    // The database applies the whole condition: the newest traces come from one grouped query.
-    const ids = await matchingTraceIds(ctx, projectId, pushed.where, window, limit)
-    const idFilter = ids.length === 0 ? sql<SqlBool>`1 = 0` : sql<SqlBool>`${sql.ref('trace_id')} in (${sql.join(ids)})`
-    const spans = await candidateSpans(ctx, projectId, sql<SqlBool>`(${pushed.where} and ${idFilter})`, window, SCAN_WINDOW)
-    return { hits: await hitsOf(ctx, projectId, ids, spans, limit), inspected: spans.length }
+    // The database applies the whole condition: the newest matching spans name the traces of the page.
+    const { traceIds, spans } = await newestMatchingSpans(ctx, projectId, pushed.where, window, limit)
+    return { hits: await hitsOf(ctx, projectId, traceIds, spans, limit), inspected: spans.length }
   }
   let inspected = 0
   const matchedBySpanset = await Promise.all(

@@ -72,26 +72,22 @@ export async function traceSpans(ctx: PortalContext, projectId: string, traceId:
 export async function traceSummaries(ctx: PortalContext, projectId: string, traceIds: string[]): Promise<Map<string, TraceSummary>> {
   const summaries = new Map<string, TraceSummary>()
   if (traceIds.length === 0) return summaries
-  const [extents, roots] = await Promise.all([
-    spans(ctx)
-      .selectFrom('trace_events')
-      .select((eb) => ['trace_id', eb.fn.min('ts').as('start_ms'), sql<number>`max(ts + coalesce(duration_ms, 0))`.as('end_ms')])
-      .where('project_id', '=', projectId)
-      .where('trace_id', 'in', traceIds)
-      .groupBy('trace_id')
-      .execute(),
-    spans(ctx)
-      .selectFrom('trace_events')
-      .select(['trace_id', 'service_name', 'name'])
-      .where('project_id', '=', projectId)
-      .where('trace_id', 'in', traceIds)
-      .where('parent_span_id', 'is', null)
-      .execute(),
-  ])
-  for (const row of extents) summaries.set(row.trace_id, { traceId: row.trace_id, startMs: Number(row.start_ms), endMs: Number(row.end_ms), rootServiceName: null, rootName: null })
-  for (const row of roots) {
-    const summary = summaries.get(row.trace_id)
-    if (summary) Object.assign(summary, { rootServiceName: row.service_name, rootName: row.name })
+  // One pass over the traces' spans: their extent, and the root span's service and name.
+  const rows = await spans(ctx)
+    .selectFrom('trace_events')
+    .select((eb) => [
+      'trace_id',
+      eb.fn.min('ts').as('start_ms'),
+      sql<number>`max(ts + coalesce(duration_ms, 0))`.as('end_ms'),
+      sql<string | null>`max(case when parent_span_id is null then service_name end)`.as('root_service'),
+      sql<string | null>`max(case when parent_span_id is null then name end)`.as('root_name'),
+    ])
+    .where('project_id', '=', projectId)
+    .where('trace_id', 'in', traceIds)
+    .groupBy('trace_id')
+    .execute()
+  for (const row of rows) {
+    summaries.set(row.trace_id, { traceId: row.trace_id, startMs: Number(row.start_ms), endMs: Number(row.end_ms), rootServiceName: row.root_service ?? null, rootName: row.root_name ?? null })
   }
   return summaries
 }
@@ -167,17 +163,27 @@ export async function candidateSpans(ctx: PortalContext, projectId: string, wher
   return (rows as Record<string, unknown>[]).map((row) => spanOf(ctx, row))
 }
 
-/** Traces with a span the database finds for `where`, newest (by their latest such span) first: one query when it applies the whole condition. */
-export async function matchingTraceIds(ctx: PortalContext, projectId: string, where: Expression<SqlBool>, window: { fromMs?: number; toMs?: number }, limit: number): Promise<string[]> {
-  let query = spans(ctx)
-    .selectFrom('trace_events')
-    .select((eb) => ['trace_id', eb.fn.max('ts').as('latest')])
-    .where('project_id', '=', projectId)
-    .where(where)
-  if (window.fromMs !== undefined) query = query.where('ts', '>=', window.fromMs)
-  if (window.toMs !== undefined) query = query.where('ts', '<', window.toMs)
-  const rows = await query.groupBy('trace_id').orderBy('latest', 'desc').limit(limit).execute()
-  return rows.map((row) => row.trace_id)
+/**
+ * The newest spans `where` selects until they belong to `limit` traces (or SCAN_WINDOW spans are read), in
+ * batches down the (project, time) order: the first page of a search reads little more than it shows.
+ */
+export async function newestMatchingSpans(ctx: PortalContext, projectId: string, where: Expression<SqlBool>, window: { fromMs?: number; toMs?: number }, limit: number): Promise<{ traceIds: string[]; spans: SpanRow[] }> {
+  const traceIds = new Set<string>()
+  const found: SpanRow[] = []
+  let batch = Math.max(limit * 4, 100)
+  let after: SpanRow | undefined
+  while (found.length < SCAN_WINDOW) {
+    const keyset = after ? sql<SqlBool>`(${where} and (${sql.ref('ts')}, ${sql.ref('id')}) < (${after.ts}, ${after.id}))` : where
+    const rows = await candidateSpans(ctx, projectId, keyset, window, batch)
+    for (const span of rows) {
+      if (traceIds.size < limit) traceIds.add(span.traceId)
+      found.push(span)
+    }
+    if (traceIds.size >= limit || rows.length < batch) break
+    after = rows[rows.length - 1]
+    batch = Math.min(batch * 4, SCAN_WINDOW)
+  }
+  return { traceIds: [...traceIds], spans: found.filter((span) => traceIds.has(span.traceId)) }
 }
 
 function attributeOf(span: SpanRow, field: Extract<Field, { kind: 'attribute' }>): unknown {
