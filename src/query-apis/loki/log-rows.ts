@@ -96,7 +96,7 @@ export async function scanLogs(
   let batch = Math.max(1, Math.min(firstBatch, SCAN_BATCH))
   for (;;) {
     // The payload whole rather than its service extracted: a columnar store computes what is selected for every
-    // row that passes the filter before it keeps the newest few (DuckDB: 40 → 17 ms for 50 of 10,000 errors).
+    // row that passes the filter before it keeps the newest few (DuckDB, 50 of 10,000 errors: 40 → 15–19 ms, `npm run bench -- query-apis` at scale 0.1).
     let query: LogQuery = events(ctx)
       .selectFrom('log_events')
       .select(['id', 'ts', 'data', ...new Set(['level', 'module', 'message', ...store.dataColumns])] as never[])
