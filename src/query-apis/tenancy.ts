@@ -18,11 +18,6 @@ export const TenantQuery = {
   ),
 }
 
-export const TenantHeaders = Type.Object(
-  { [TENANT_HEADER]: Type.Optional(Type.String({ description: 'the project to read (prj_…), as Loki and Tempo name a tenant; checked against the token’s organisation' })) },
-  { additionalProperties: true },
-)
-
 /** Why a query names no readable project, in words each API puts into its own error shape. */
 export class TenantError extends Error {
   constructor(

@@ -140,7 +140,7 @@ async function pipelineBuckets(
 }
 
 /** Whether a stage may read the structured metadata (`fields`): a label filter or line_format. */
-export function needsMetadata(selection: LogSelection): boolean {
+function needsMetadata(selection: LogSelection): boolean {
   return selection.stages.some((stage) => stage.kind === 'labels' || stage.kind === 'lineFormat')
 }
 

@@ -162,7 +162,7 @@ function compare(actual: number, op: CompareOp, value: number): boolean {
 }
 
 /** Loki's label names: characters outside [A-Za-z0-9_] become `_`, and a leading digit gets a `_` before it. */
-export function sanitizeLabelName(key: string): string {
+function sanitizeLabelName(key: string): string {
   const trimmed = key.trim()
   if (trimmed === '') return trimmed
   return (/^[0-9]/.test(trimmed) ? `_${trimmed}` : trimmed).replace(/[^A-Za-z0-9_]/g, '_')

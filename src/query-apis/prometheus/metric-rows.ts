@@ -18,7 +18,7 @@ export interface SampleSeries {
 export const MAX_SAMPLES = 2_000_000
 
 /** Prometheus' metric and label names: other characters become `_`, and a leading digit gets one before it. */
-export function prometheusName(name: string): string {
+function prometheusName(name: string): string {
   const replaced = name.replace(/[^a-zA-Z0-9_:]/g, '_')
   return /^[0-9]/.test(replaced) ? `_${replaced}` : replaced
 }
@@ -29,7 +29,7 @@ function labelName(name: string): string {
 }
 
 /** A float as Prometheus writes it in a label (`le`): `+Inf`, integers without a dot. */
-export function formatFloat(value: number): string {
+function formatFloat(value: number): string {
   if (value === Infinity) return '+Inf'
   if (value === -Infinity) return '-Inf'
   return String(value)
@@ -48,7 +48,7 @@ export function matcherTest(matcher: LabelMatcher): (value: string) => boolean {
   return op === '=~' ? (actual) => regex.test(actual) : (actual) => !regex.test(actual)
 }
 
-export function matchesAll(matchers: LabelMatcher[], labels: Labels): boolean {
+function matchesAll(matchers: LabelMatcher[], labels: Labels): boolean {
   return matchers.every((matcher) => matcherTest(matcher)(labels[matcher.name] ?? ''))
 }
 
