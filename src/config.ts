@@ -70,6 +70,8 @@ export interface Config {
   retention: {
     /** days an event type's rows are kept, by event type, unless a project says otherwise (docs/retention.md) */
     days: Record<string, number>
+    /** days alert history is kept (RETENTION_DAYS_ALERTS), by default as long as audit events */
+    alertHistoryDays: number
     /** how often the retention job runs */
     intervalSeconds: number
     /** rows one delete takes, each in its own short transaction */
@@ -126,6 +128,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     retention: {
       days: retentionDays(env),
+      alertHistoryDays: integer(env, 'RETENTION_DAYS_ALERTS', retentionDays(env).audit ?? 365, 1, MAX_RETENTION_DAYS),
       intervalSeconds: integer(env, 'RETENTION_INTERVAL_SECONDS', 300, 1, 86_400),
       deleteBatchRows: integer(env, 'RETENTION_DELETE_BATCH_ROWS', 1000, 1, 100_000),
     },
@@ -279,7 +282,7 @@ function retentionDays(env: Env): Record<string, number> {
   const fallback = integer(env, 'RETENTION_DAYS', 30, 1, MAX_RETENTION_DAYS)
   const variables = new Map(modules.map((module) => [`RETENTION_DAYS_${module.type.toUpperCase()}`, module]))
   for (const name of Object.keys(env)) {
-    if (name.startsWith('RETENTION_DAYS_') && !variables.has(name) && optional(env, name) !== undefined) {
+    if (name.startsWith('RETENTION_DAYS_') && name !== 'RETENTION_DAYS_ALERTS' && !variables.has(name) && optional(env, name) !== undefined) {
       throw new ConfigError(`${name} names no event type; the per-type variables are ${[...variables.keys()].join(', ')}`)
     }
   }

@@ -16,11 +16,14 @@ import { coreMigrations, migrate } from './storage/migrations.ts'
 import { openStorage, type Storage } from './storage/storage.ts'
 import { storageOptions } from './storage-options.ts'
 import { webhookNotifications } from './webhooks/enqueue.ts'
+import { alertMigrations } from './alerts/migrations.ts'
+import { startAlerting } from './alerts/evaluator.ts'
+import { withAlertTriggers } from './alerts/triggers.ts'
 
 /** Log lines held while standard output cannot be written; more are dropped. */
 const MAX_UNWRITTEN_LOG_BYTES = 16 * 1024 * 1024
 
-export const allMigrations = [...coreMigrations, ...modules.flatMap((module) => module.migrations)]
+export const allMigrations = [...coreMigrations, ...modules.flatMap((module) => module.migrations), ...alertMigrations]
 
 // A query parameter whose name says it is a credential, or whose value is one of ours by its prefix.
 // A bare `key` (the flags filter) is not one by its name; a pk_… value in it still is by its prefix.
@@ -110,7 +113,7 @@ export async function startPortal(config: Config, log: Logger = createLogger(con
     ? createRedisRateLimiter(config.redisUrl, config.ingest.batchesPerSecond, log, config.redisTimeoutMs)
     : createMemoryRateLimiter(config.ingest.batchesPerSecond)
   const invalidations = config.redisUrl ? bothChannels(storage.invalidations, redisInvalidations(config.redisUrl, config.redisTimeoutMs)) : storage.invalidations
-  const notifications = webhookNotifications({ attempts: config.webhooks.retrySchedule.length + 1, parseJson: storage.parseJson })
+  const notifications = withAlertTriggers(webhookNotifications({ attempts: config.webhooks.retrySchedule.length + 1, parseJson: storage.parseJson }))
   const ctx: PortalContext = {
     config,
     storage,
@@ -127,6 +130,7 @@ export async function startPortal(config: Config, log: Logger = createLogger(con
   const address = await app.listen({ port: config.port, host: config.host })
 
   const retention = startRetentionJob(ctx)
+  const stopAlerting = startAlerting(ctx)
 
   return {
     app,
@@ -136,6 +140,7 @@ export async function startPortal(config: Config, log: Logger = createLogger(con
     retention,
     async close() {
       await retention.stop()
+      await stopAlerting()
       await app.close()
       for (const stop of stops) await stop?.()
       await rateLimiter.close()

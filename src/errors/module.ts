@@ -7,6 +7,7 @@ import { GROUPING_ALGORITHM } from './fingerprint.ts'
 import { foldAllCounts, OCCURRENCES_KEPT_PER_GROUP, recordOccurrences } from './group-store.ts'
 import { errorRoutes } from './routes.ts'
 import { errorDb } from './tables.ts'
+import { errorSignals } from './signals.ts'
 
 export const errorsModule = defineModule({
   type: 'error',
@@ -48,6 +49,7 @@ export const errorsModule = defineModule({
   },
   // Groups are state and stay; their occurrences expire with the error events.
   retention: { expiring: [{ table: 'error_occurrences', timeColumn: 'ts', key: ['id'] }] },
+  signals: errorSignals,
   routes: errorRoutes,
   // Reads fold a project's appended counts first; this keeps them short when nobody reads.
   start: async (ctx) => {

@@ -113,6 +113,7 @@ export const PROBLEM_CODES: Record<string, { status: number; arises: 'every' | '
   delivery_pending: { status: 409, arises: 'route' },
   endpoint_disabled: { status: 409, arises: 'route' },
   backup_unsupported: { status: 409, arises: 'route' },
+  rule_name_taken: { status: 409, arises: 'route' },
   body_too_large: { status: 413, arises: 'body' },
   batch_too_large: { status: 413, arises: 'route' },
   unsupported_media_type: { status: 415, arises: 'body' },

@@ -13,6 +13,7 @@ import { storageOptions } from '../storage-options.ts'
 import { webhookNotifications } from '../webhooks/enqueue.ts'
 import { MAX_BATCHES_PER_TRANSACTION, writeIngestBatches, type IngestBatch } from './write-batches.ts'
 import type { WriterAnswer, WriterMessage } from './ingest-writer.ts'
+import { withAlertTriggers } from '../alerts/triggers.ts'
 
 const port = parentPort!
 const answer = (message: WriterAnswer) => port.postMessage(message)
@@ -28,7 +29,7 @@ async function open(config: Config, writerThread: WriterThread): Promise<Writing
   let forgotApiKeys = false
   const ctx: WriteContext = {
     storage,
-    notifications: webhookNotifications({ attempts: config.webhooks.retrySchedule.length + 1, parseJson: storage.parseJson }),
+    notifications: withAlertTriggers(webhookNotifications({ attempts: config.webhooks.retrySchedule.length + 1, parseJson: storage.parseJson })),
     apiKeyPrincipals: { forget: async () => void (forgotApiKeys = true) },
   }
   const committer = createGroupCommitter<IngestBatch, { stored: boolean; forgotApiKeys: boolean }>(

@@ -6,6 +6,7 @@ import type { Migration } from '../storage/migrations.ts'
 import type { EventStore } from '../storage/event-store.ts'
 import type { Database } from '../storage/tables.ts'
 import { named, pascalCase } from '../http/openapi-components.ts'
+import type { AlertSignal } from '../alerts/signal.ts'
 
 /** An accepted event on its way into its module's table. */
 export interface StoredEvent<D = Record<string, unknown>> {
@@ -186,6 +187,8 @@ export interface EventModule<P extends TObject = TObject> {
   retention?: ModuleRetention
   /** background work started once the server listens (a dispatcher); returns how to stop it */
   start?(ctx: PortalContext): Promise<() => Promise<void>>
+  /** what alert rules can watch in this module (src/alerts/signal.ts), declared in its own `signals.ts` */
+  signals?: AlertSignal[]
   /** the module's own reads, registered under its base path */
   routes?: FastifyPluginAsync<{ ctx: PortalContext; module: EventModule }>
 }

@@ -13,6 +13,8 @@ import { countRetentionDeleted, markRetentionRun } from '../metrics/metrics.ts'
 const PARTITION_DAYS_AHEAD = 7
 
 const IDEMPOTENCY_RECORDS: ExpiringRows = { table: 'idempotency_keys', timeColumn: 'created_at', key: ['project_id', 'key'] }
+/** Alert transitions, kept RETENTION_DAYS_ALERTS days (by default as long as audit events). */
+const ALERT_HISTORY: ExpiringRows = { table: 'alert_history', timeColumn: 'at', key: ['id'] }
 
 /** What one run did: the answer to "why did my events go" and "did the disk get its space back". */
 export interface RetentionReport {
@@ -90,6 +92,7 @@ export async function applyRetention(ctx: PortalContext, { now = Date.now(), sto
     // One module's failure leaves the others to be purged.
     await purgeModule(module).catch((error: unknown) => (report.failed[module.table] = error instanceof Error ? error.message : String(error)))
   }
+  if (!stop()) count(ALERT_HISTORY.table, await deleteExpiredRows(db, ALERT_HISTORY, expiryCutoff(config.retention.alertHistoryDays, now), undefined, batch, stop))
   if (!stop()) count(IDEMPOTENCY_RECORDS.table, await deleteExpiredRows(db, IDEMPOTENCY_RECORDS, now - IDEMPOTENCY_RETENTION_MS + 1, undefined, batch, stop))
   report.bytesReturned = await storage.space.returnFreeSpace(stop)
   report.stopped = stop()

@@ -5,6 +5,7 @@ import { webhookEventMigrations } from './migrations.ts'
 import { startDispatcher } from './dispatcher.ts'
 import { webhookRoutes } from './routes.ts'
 import { deliveryStatusFields, readDeliveryStatus } from './status.ts'
+import { webhookSignals } from './signals.ts'
 
 export const webhooksModule = defineModule({
   type: 'webhook',
@@ -35,5 +36,6 @@ export const webhooksModule = defineModule({
       },
     ],
   },
+  signals: webhookSignals,
   routes: webhookRoutes,
 })

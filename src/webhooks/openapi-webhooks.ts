@@ -2,6 +2,7 @@ import { Type, type TSchema } from 'typebox'
 import { named } from '../http/openapi-components.ts'
 import { exampleOf } from '../http/schema-example.ts'
 import type { NotificationType } from '../notifications.ts'
+import { AlertNotification } from '../alerts/schemas.ts'
 
 const Time = (description: string) => Type.String({ format: 'date-time', description })
 
@@ -96,7 +97,22 @@ export function outgoingWebhooks(): Record<string, unknown> {
       messageBody(type, data, `The \`${type}\` notification.`),
     )
   }
+  for (const [type, summary] of Object.entries(ALERT_NOTIFICATIONS)) {
+    webhooks[type] = operation(
+      `receive${type.replace(/(^|[.])([a-z])/g, (_m, _s, letter: string) => letter.toUpperCase())}Notification`,
+      summary,
+      `Sent to the endpoints an alert rule targets (its \`targets.endpointIds\`), once per transition however many portals run, unless a silence holds it back. Slack and Discord endpoints get \`headline\`, the link and the top contributors rendered for them.`,
+      messageBody(type, AlertNotification, `The \`${type}\` notification.`),
+    )
+  }
   return webhooks
+}
+
+/** The alert notifications (src/alerts/notification.ts). */
+const ALERT_NOTIFICATIONS = {
+  'alert.firing': 'An alert rule’s series started firing, changed severity, or is still firing at its repeat interval',
+  'alert.resolved': 'A firing alert resolved (sent when the rule’s `targets.sendResolved`)',
+  'alert.error': 'An alert rule’s evaluation failed; it is retried at each interval',
 }
 
 function operation(operationId: string, summary: string, description: string, body: TSchema) {

@@ -20,6 +20,17 @@ export function renderBody(kind: EndpointKind, message: OutgoingMessage): string
 }
 
 function slackBody(message: OutgoingMessage) {
+  const alert = alertParts(message.payload)
+  if (alert) {
+    const lines = [`*${alert.headline}*`, ...(alert.link ? [`<${alert.link}|Open the window in the portal>`] : []), ...alert.contributors.map((line) => `• ${line}`)]
+    return {
+      text: truncate(alert.headline, SLACK_TEXT_LIMIT),
+      blocks: [
+        { type: 'section', text: { type: 'mrkdwn', text: truncate(lines.join('\n'), SLACK_TEXT_LIMIT) } },
+        { type: 'context', elements: [{ type: 'mrkdwn', text: `${message.eventType} · ${message.id} · ${new Date(message.createdAt).toISOString()}` }] },
+      ],
+    }
+  }
   const headline = `*${message.eventType}* ${summary(message.payload)}`.trim()
   return {
     text: truncate(headline, SLACK_TEXT_LIMIT),
@@ -32,6 +43,22 @@ function slackBody(message: OutgoingMessage) {
 }
 
 function discordBody(message: OutgoingMessage) {
+  const alert = alertParts(message.payload)
+  if (alert) {
+    return {
+      content: truncate(alert.headline, DISCORD_CONTENT_LIMIT),
+      embeds: [
+        {
+          title: truncate(alert.headline, 256),
+          ...(alert.link ? { url: alert.link } : {}),
+          description: truncate(alert.contributors.map((line) => `• ${line}`).join('\n') || 'No contributors to list.', DISCORD_DESCRIPTION_LIMIT),
+          color: message.eventType === 'alert.resolved' ? 0x2eb67d : message.eventType === 'alert.error' ? 0x9e9e9e : 0xe01e5a,
+          timestamp: new Date(message.createdAt).toISOString(),
+          footer: { text: `${message.eventType} · ${message.id}` },
+        },
+      ],
+    }
+  }
   return {
     content: truncate(`**${message.eventType}** ${summary(message.payload)}`.trim(), DISCORD_CONTENT_LIMIT),
     embeds: [
@@ -60,4 +87,15 @@ function codeBlock(payload: Record<string, unknown>, limit: number): string {
 
 function truncate(text: string, limit: number): string {
   return text.length <= limit ? text : `${text.slice(0, limit - 1)}…`
+}
+
+/** An alert notification's parts a person reads (src/alerts/notification.ts): its headline, link and top contributors. */
+function alertParts(payload: Record<string, unknown>): { headline: string; link: string | null; contributors: string[] } | undefined {
+  if (typeof payload.headline !== 'string' || typeof payload.ruleId !== 'string') return undefined
+  const contributors = Array.isArray(payload.topContributors) ? (payload.topContributors as { label?: unknown; value?: unknown; detail?: unknown }[]) : []
+  return {
+    headline: payload.headline,
+    link: typeof payload.link === 'string' ? payload.link : null,
+    contributors: contributors.map((c) => [String(c.label), c.value === undefined ? '' : `(${c.value})`, c.detail === undefined ? '' : `— ${c.detail}`].filter(Boolean).join(' ')),
+  }
 }

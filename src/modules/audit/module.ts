@@ -3,6 +3,7 @@ import { columnEquals, defineModule } from '../module.ts'
 import { AuditPayload, auditExamples } from './payload.ts'
 import { auditMigrations } from './migrations.ts'
 import { auditReads } from './reads.ts'
+import { auditSignals } from './signals.ts'
 
 export const auditModule = defineModule({
   type: 'audit',
@@ -25,5 +26,6 @@ export const auditModule = defineModule({
   },
   // Who changed what is asked about long after the events it explains: kept a year unless configured.
   retention: { defaultDays: 365 },
+  signals: auditSignals,
   routes: auditReads,
 })

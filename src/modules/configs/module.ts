@@ -3,6 +3,7 @@ import { columnEquals, defineModule } from '../module.ts'
 import { ConfigPayload, configExamples } from './payload.ts'
 import { configMigrations } from './migrations.ts'
 import { configReads } from './reads.ts'
+import { configSignals } from './signals.ts'
 
 export const configsModule = defineModule({
   type: 'config',
@@ -22,5 +23,6 @@ export const configsModule = defineModule({
     paths: { table: 'config_path_summary', columns: ['path'], hours: 'config_path_hours' },
   },
   retention: { expiring: [{ table: 'config_path_hours', timeColumn: 'hour', key: ['project_id', 'hour', 'group_key'] }] },
+  signals: configSignals,
   routes: configReads,
 })

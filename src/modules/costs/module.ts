@@ -3,6 +3,7 @@ import { columnEquals, defineModule } from '../module.ts'
 import { CostPayload, costExamples } from './payload.ts'
 import { costMigrations } from './migrations.ts'
 import { costReads } from './reads.ts'
+import { costSignals } from './signals.ts'
 
 export const costsModule = defineModule({
   type: 'cost',
@@ -28,5 +29,6 @@ export const costsModule = defineModule({
     currency: columnEquals('currency', Type.String()),
     period: columnEquals('period', Type.String({ pattern: '^[0-9]{4}-(0[1-9]|1[0-2])$' })),
   },
+  signals: costSignals,
   routes: costReads,
 })

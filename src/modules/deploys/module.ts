@@ -3,6 +3,7 @@ import { columnEquals, defineModule } from '../module.ts'
 import { DeployPayload, deployExamples } from './payload.ts'
 import { deployMigrations } from './migrations.ts'
 import { deployReads, isFailedDeploy } from './reads.ts'
+import { deploySignals } from './signals.ts'
 
 export const deploysModule = defineModule({
   type: 'deploy',
@@ -27,6 +28,7 @@ export const deploysModule = defineModule({
   summaries: {
     latest: { table: 'deploy_target_summary', columns: ['service', 'environment'] },
   },
+  signals: deploySignals,
   routes: deployReads,
   // A failed deploy (the same statuses the reads flag) is announced to webhook endpoints subscribed to deploy.failed, in the ingest transaction.
   async afterWrite(trx, events, ctx) {

@@ -6,7 +6,7 @@ import { givenValues, type GroupState } from '../latest-per-group.ts'
 import { groupListRoute } from '../group-routes.ts'
 
 /** Statuses that mark a deploy as failed, compared without regard to case. */
-const FAILED_STATUSES = new Set(['failed', 'failure', 'error', 'errored', 'rolled_back', 'rollback'])
+export const FAILED_STATUSES = new Set(['failed', 'failure', 'error', 'errored', 'rolled_back', 'rollback'])
 
 export function isFailedDeploy(status: string | undefined): boolean {
   return FAILED_STATUSES.has((status ?? '').toLowerCase())

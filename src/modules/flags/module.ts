@@ -3,6 +3,7 @@ import { columnEquals, defineModule } from '../module.ts'
 import { FeatureFlagPayload, featureFlagExamples } from './payload.ts'
 import { featureFlagMigrations } from './migrations.ts'
 import { flagReads } from './reads.ts'
+import { flagSignals } from './signals.ts'
 
 export const flagsModule = defineModule({
   type: 'feature_flag',
@@ -21,5 +22,6 @@ export const flagsModule = defineModule({
   summaries: {
     flags: { table: 'feature_flag_summary', columns: ['flag_key'] },
   },
+  signals: flagSignals,
   routes: flagReads,
 })

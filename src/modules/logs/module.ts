@@ -4,6 +4,7 @@ import { LogPayload, logExamples } from './payload.ts'
 import { logMigrations } from './migrations.ts'
 import { logReads } from './reads.ts'
 import { countLevelHours } from './level-hours.ts'
+import { logSignals } from './signals.ts'
 
 export const logsModule = defineModule({
   type: 'log',
@@ -41,5 +42,6 @@ export const logsModule = defineModule({
   afterWrite: (trx, events) => countLevelHours(trx, events),
   // The hourly counts describe events that are gone once their hour has expired.
   retention: { expiring: [{ table: 'log_level_hours', timeColumn: 'hour', key: ['project_id', 'hour', 'level_key'] }] },
+  signals: logSignals,
   routes: logReads,
 })

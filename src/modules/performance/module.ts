@@ -3,6 +3,7 @@ import { columnEquals, defineModule } from '../module.ts'
 import { PerformancePayload, performanceExamples } from './payload.ts'
 import { performanceMigrations } from './migrations.ts'
 import { performanceReads } from './reads.ts'
+import { performanceSignals } from './signals.ts'
 
 export const performanceModule = defineModule({
   type: 'performance',
@@ -18,5 +19,6 @@ export const performanceModule = defineModule({
     service: columnEquals('service', Type.String()),
     metric: columnEquals('metric', Type.String()),
   },
+  signals: performanceSignals,
   routes: performanceReads,
 })

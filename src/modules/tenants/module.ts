@@ -3,6 +3,7 @@ import { columnEquals, defineModule } from '../module.ts'
 import { TenantPayload, tenantExamples } from './payload.ts'
 import { tenantMigrations } from './migrations.ts'
 import { tenantReads } from './reads.ts'
+import { tenantSignals } from './signals.ts'
 
 export const tenantsModule = defineModule({
   type: 'tenant',
@@ -36,5 +37,6 @@ export const tenantsModule = defineModule({
   summaries: {
     plans: { table: 'tenant_plan_summary', columns: ['tenant_project_id'] },
   },
+  signals: tenantSignals,
   routes: tenantReads,
 })

@@ -3,6 +3,7 @@ import { columnEquals, defineModule } from '../module.ts'
 import { TracePayload, traceExamples } from './payload.ts'
 import { traceMigrations } from './migrations.ts'
 import { traceReads } from './reads.ts'
+import { traceSignals } from './signals.ts'
 
 export const tracesModule = defineModule({
   type: 'trace',
@@ -25,5 +26,6 @@ export const tracesModule = defineModule({
     trace_id: columnEquals('trace_id', Type.String()),
     service: columnEquals('service_name', Type.String()),
   },
+  signals: traceSignals,
   routes: traceReads,
 })

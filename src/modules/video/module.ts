@@ -3,6 +3,7 @@ import { columnEquals, defineModule } from '../module.ts'
 import { VideoPayload, videoExamples } from './payload.ts'
 import { videoMigrations } from './migrations.ts'
 import { videoReads } from './reads.ts'
+import { videoSignals } from './signals.ts'
 
 export const videoModule = defineModule({
   type: 'video',
@@ -21,5 +22,6 @@ export const videoModule = defineModule({
   summaries: {
     jobs: { table: 'video_job_summary', columns: ['job_id'], latest: ['status'] },
   },
+  signals: videoSignals,
   routes: videoReads,
 })

@@ -1,0 +1,310 @@
+import type { PortalContext } from '../context.ts'
+import { newId } from '../ids.ts'
+import { enqueueMessage } from '../webhooks/enqueue.ts'
+import { wakeDispatcher } from '../webhooks/dispatcher.ts'
+import { tablesOf, type Connection } from '../storage/tables.ts'
+import type { WebhookTables } from '../webhooks/tables.ts'
+import { alertSignals } from './catalog.ts'
+import { notificationData, type AlertEventType } from './notification.ts'
+import { ruleOf, signalOf, type Rule } from './rules.ts'
+import type { AlertSignal, Contributor, SeriesValue } from './signal.ts'
+import { NEW_INSTANCE, nextStep, type InstanceState, type Step } from './state-machine.ts'
+import { alertDb, type AlertTables } from './tables.ts'
+
+/** Instances one rule keeps at most; past this, one `too many series` instance fires instead of a flood. */
+export const MAX_SERIES = 100
+export const TOO_MANY_SERIES = '(too many series)'
+/** How often a portal looks for due rules and for events that trigger rules at once. */
+const TICK_MS = 250
+const RULES_PER_CLAIM = 32
+const CONCURRENT_EVALUATIONS = 4
+const DAY_MS = 86_400_000
+
+/** The rule's value per series over the window ending at `at`; a change in % when it compares with the day or week before. */
+export async function seriesValues(ctx: PortalContext, rule: Rule, at: number): Promise<SeriesValue[]> {
+  const signal = signalOf(rule)
+  const windowMs = rule.windowSeconds * 1000
+  const ask = (end: number) => signal.evaluate(ctx, { projectId: rule.projectId, fromMs: end - windowMs, toMs: end, filters: rule.filters, aggregate: rule.aggregate, by: rule.by ?? undefined })
+  const current = await ask(at)
+  if (rule.condition.compareTo === 'value') return current
+  const before = new Map((await ask(at - (rule.condition.compareTo === 'day_before' ? DAY_MS : 7 * DAY_MS))).map((row) => [row.series, row.value]))
+  return current.flatMap((row) => {
+    const base = before.get(row.series)
+    return base === undefined || base === 0 ? [] : [{ series: row.series, value: (100 * (row.value - base)) / Math.abs(base) }]
+  })
+}
+
+/**
+ * The value each instance is judged by: the series found (the most extreme MAX_SERIES of them), and the instances
+ * already stored that the answer lacks (0 for a count, else no data). `tooMany` counts the series when past the cap.
+ */
+export function valuesToJudge(rule: Rule, signal: AlertSignal, found: SeriesValue[], known: string[]): { values: Map<string, number | null>; tooMany: number | null } {
+  const sorted = [...found].sort((a, b) => (rule.condition.op === 'above' ? b.value - a.value : a.value - b.value))
+  const kept = sorted.slice(0, MAX_SERIES)
+  const values = new Map<string, number | null>(kept.map((row) => [row.series, row.value]))
+  for (const series of known) {
+    if (series === TOO_MANY_SERIES || values.has(series)) continue
+    values.set(series, signal.absentIsZero && rule.condition.compareTo === 'value' ? 0 : null)
+  }
+  if (rule.by === null && !values.has('')) values.set('', signal.absentIsZero && rule.condition.compareTo === 'value' ? 0 : null)
+  return { values, tooMany: found.length > MAX_SERIES ? found.length : null }
+}
+
+interface Outcome {
+  windowFrom: number
+  windowTo: number
+  /** by series: the value, or null for no data */
+  values: Map<string, number | null>
+  tooMany: number | null
+  contributors: Map<string, Contributor[]>
+  /** the evaluation failed: every value is unknown */
+  error: string | null
+}
+
+/** Evaluates one rule for the window ending at `at` and applies what follows. Never throws for the signal's failure: that is the `error` state. */
+export async function evaluateRule(ctx: PortalContext, rule: Rule, at: number): Promise<void> {
+  const signal = signalOf(rule)
+  const outcome: Outcome = { windowFrom: at - rule.windowSeconds * 1000, windowTo: at, values: new Map(), tooMany: null, contributors: new Map(), error: null }
+  try {
+    const known = (await alertDb(ctx.storage).selectFrom('alert_instances').select(['series', 'state', 'severity', 'since', 'last_notified_at']).where('rule_id', '=', rule.id).execute())
+    const judged = valuesToJudge(rule, signal, await seriesValues(ctx, rule, at), known.map((row) => row.series))
+    outcome.values = judged.values
+    outcome.tooMany = judged.tooMany
+    // Contributors of the instances likely to notify, read before the transaction so that it stays short.
+    const states = new Map(known.map((row) => [row.series, instanceOf(row)]))
+    if (signal.contributors) {
+      for (const [series, value] of judged.values) {
+        const step = nextStep(rule, states.get(series) ?? NEW_INSTANCE, value, at)
+        if (step?.notify === 'firing' || step?.notify === 'repeat') outcome.contributors.set(series, await signal.contributors(ctx, signalQuery(rule, outcome), series).catch(() => []))
+      }
+    }
+  } catch (error) {
+    if (ctx.storage.isUnavailable(error)) throw error
+    outcome.error = error instanceof Error ? error.message : String(error)
+    ctx.log.warn({ err: error, ruleId: rule.id }, 'alert rule evaluation failed; recorded as its error state')
+  }
+  await applyOutcome(ctx, rule, signal, outcome)
+}
+
+function signalQuery(rule: Rule, outcome: Pick<Outcome, 'windowFrom' | 'windowTo'>) {
+  return { projectId: rule.projectId, fromMs: outcome.windowFrom, toMs: outcome.windowTo, filters: rule.filters, aggregate: rule.aggregate, by: rule.by ?? undefined }
+}
+
+type InstanceRow = Pick<AlertTables['alert_instances'], 'series' | 'state' | 'severity' | 'since' | 'last_notified_at'>
+
+function instanceOf(row: InstanceRow): InstanceState {
+  return { state: row.state, severity: row.severity, since: Number(row.since), lastNotifiedAt: row.last_notified_at === null ? null : Number(row.last_notified_at) }
+}
+
+/**
+ * One transaction, under the rule's lock: every transition with its history row and its notification (a webhook
+ * message in the outbox), so that a crash anywhere leaves all or none of them. Against the states stored now, not
+ * those read before: two portals that evaluated the same window apply it once, and an older window is dropped.
+ */
+async function applyOutcome(ctx: PortalContext, rule: Rule, signal: AlertSignal, outcome: Outcome): Promise<void> {
+  const enqueued = await alertDb(ctx.storage).transaction().execute(async (trx) => {
+    await ctx.storage.lockInTransaction(trx, `alert_rule:${rule.id}`)
+    const current = await trx.selectFrom('alert_rules').select(['evaluated_through', 'updated_at', 'enabled']).where('id', '=', rule.id).executeTakeFirst()
+    if (!current || Number(current.updated_at) !== rule.updatedAt || current.enabled !== 1 || Number(current.evaluated_through) >= outcome.windowTo) return 0
+    await trx.updateTable('alert_rules').set({ evaluated_through: outcome.windowTo }).where('id', '=', rule.id).execute()
+    const rows = await trx.selectFrom('alert_instances').select(['series', 'state', 'severity', 'since', 'last_notified_at']).where('rule_id', '=', rule.id).execute()
+    const stored = new Map(rows.map((row) => [row.series, instanceOf(row)]))
+    const now = outcome.windowTo
+    const steps: { series: string; value: number | null; from: InstanceState; step: Step }[] = []
+    if (outcome.error !== null) {
+      const from = stored.get('') ?? NEW_INSTANCE
+      if (from.state !== 'error') steps.push({ series: '', value: null, from, step: { to: 'error', severity: null, threshold: null, notify: null, detail: outcome.error } })
+    } else {
+      for (const [series, value] of outcome.values) {
+        const from = stored.get(series) ?? NEW_INSTANCE
+        const step = nextStep(rule, from, value, now)
+        if (step) steps.push({ series, value, from, step })
+      }
+      const tooMany = stored.get(TOO_MANY_SERIES) ?? NEW_INSTANCE
+      const flood = outcome.tooMany !== null
+      if (flood && tooMany.state !== 'firing') {
+        steps.push({ series: TOO_MANY_SERIES, value: outcome.tooMany, from: tooMany, step: { to: 'firing', severity: 'critical', threshold: MAX_SERIES, notify: 'firing', detail: `too many series: ${outcome.tooMany} over the cap of ${MAX_SERIES}` } })
+      } else if (!flood && tooMany.state === 'firing') {
+        steps.push({ series: TOO_MANY_SERIES, value: null, from: tooMany, step: { to: 'resolved', severity: null, threshold: MAX_SERIES, notify: rule.targets.sendResolved ? 'resolved' : null, detail: 'back within the series cap' } })
+      }
+    }
+    let messages = 0
+    for (const { series, value, from, step } of steps) messages += await recordStep(ctx, trx, rule, signal, outcome, series, value, from, step, now)
+    return messages
+  })
+  if (enqueued > 0) wakeDispatcher(ctx)
+}
+
+/** Writes one transition: its history row, its instance, and its notification unless silenced. Returns the messages enqueued. */
+async function recordStep(
+  ctx: PortalContext,
+  trx: Connection,
+  rule: Rule,
+  signal: AlertSignal,
+  outcome: Outcome,
+  series: string,
+  value: number | null,
+  from: InstanceState,
+  step: Step,
+  now: number,
+): Promise<number> {
+  const db = alertDb(trx)
+  const transitionId = newId('alh', now)
+  const eventType: AlertEventType | null = step.to === 'error' ? 'alert.error' : step.notify === 'resolved' ? 'alert.resolved' : step.notify === null ? null : 'alert.firing'
+  let silenceId: string | null = null
+  let messageId: string | null = null
+  if (eventType !== null) {
+    silenceId = await activeSilence(trx, rule, series, now)
+    const endpointIds = silenceId === null ? await deliverableTargets(trx, rule) : []
+    if (endpointIds.length > 0) {
+      const data = notificationData({ config: ctx.config, rule, signal, series, from: from.state, step, value, windowFrom: outcome.windowFrom, windowTo: outcome.windowTo, contributors: outcome.contributors.get(series) ?? [], error: outcome.error, transitionId })
+      messageId = (await enqueueMessage(trx, { projectId: rule.projectId, eventType, payload: data, endpointIds, attempts: ctx.config.webhooks.retrySchedule.length + 1 })).messageId
+    }
+  }
+  await db
+    .insertInto('alert_history')
+    .values({
+      id: transitionId,
+      project_id: rule.projectId,
+      rule_id: rule.id,
+      rule_name: rule.name,
+      series,
+      from_state: from.state,
+      to_state: step.to,
+      severity: step.severity,
+      value,
+      threshold: step.threshold,
+      window_from: outcome.windowFrom,
+      window_to: outcome.windowTo,
+      at: Date.now(),
+      silence_id: silenceId,
+      message_id: messageId,
+      detail: step.detail,
+    })
+    .execute()
+  const notified = eventType !== null && silenceId === null ? now : from.lastNotifiedAt
+  const since = step.to === from.state ? from.since : now
+  const instance = { state: step.to, severity: step.severity, value, since, last_notified_at: notified, updated_at: now }
+  await db
+    .insertInto('alert_instances')
+    .values({ rule_id: rule.id, series, project_id: rule.projectId, ...instance })
+    .onConflict((conflict) => conflict.columns(['rule_id', 'series']).doUpdateSet(instance))
+    .execute()
+  return messageId === null ? 0 : 1
+}
+
+/** The silence holding back a notification of `series` of the rule now, if any. */
+async function activeSilence(trx: Connection, rule: Rule, series: string, now: number): Promise<string | null> {
+  const silence = await alertDb(trx)
+    .selectFrom('alert_silences')
+    .select('id')
+    .where('project_id', '=', rule.projectId)
+    .where('starts_at', '<=', now)
+    .where('ends_at', '>', now)
+    .where((eb) => eb.or([eb('rule_id', 'is', null), eb('rule_id', '=', rule.id)]))
+    .where((eb) => eb.or([eb('series', 'is', null), eb('series', '=', series)]))
+    .orderBy('id')
+    .executeTakeFirst()
+  return silence?.id ?? null
+}
+
+/** The rule's targets that are live and enabled now; deleted ones are the rule's broken targets. */
+async function deliverableTargets(trx: Connection, rule: Rule): Promise<string[]> {
+  if (rule.targets.endpointIds.length === 0) return []
+  const rows = await tablesOf<WebhookTables>(trx)
+    .selectFrom('webhook_endpoints')
+    .select('id')
+    .where('project_id', '=', rule.projectId)
+    .where('id', 'in', rule.targets.endpointIds)
+    .where('deleted_at', 'is', null)
+    .where('enabled', '=', 1)
+    .orderBy('id')
+    .execute()
+  return rows.map((row) => row.id)
+}
+
+/**
+ * Claims up to RULES_PER_CLAIM due rules: each by a conditional update of its next evaluation time from the value
+ * read, which succeeds for exactly one of the portals sharing the database. A portal that dies after its claim
+ * leaves the rule to the next interval, evaluated from the states stored.
+ */
+async function claimDueRules(ctx: PortalContext, now: number): Promise<Rule[]> {
+  const db = alertDb(ctx.storage)
+  const due = await db.selectFrom('alert_rules').selectAll().where('enabled', '=', 1).where('next_evaluation_at', '<=', now).orderBy('next_evaluation_at').limit(RULES_PER_CLAIM).execute()
+  const claimed: Rule[] = []
+  for (const row of due) {
+    const taken = await db
+      .updateTable('alert_rules')
+      .set({ next_evaluation_at: now + row.interval_seconds * 1000 })
+      .where('id', '=', row.id)
+      .where('next_evaluation_at', '=', row.next_evaluation_at)
+      .executeTakeFirst()
+    if (Number(taken.numUpdatedRows) === 1) claimed.push(ruleOf(row, ctx.storage.parseJson))
+  }
+  return claimed
+}
+
+/** Rules of the signals an event just committed triggers (a new error group) become due now. */
+async function dueOnTriggers(ctx: PortalContext): Promise<void> {
+  const db = alertDb(ctx.storage)
+  const triggers = await db.selectFrom('alert_triggers').select(['id', 'project_id', 'notification_type']).orderBy('id').limit(500).execute()
+  if (triggers.length === 0) return
+  const now = Date.now()
+  await db.transaction().execute(async (trx) => {
+    for (const [projectId, types] of groupTriggers(triggers)) {
+      const signals = alertSignals().filter((signal) => signal.triggeredBy?.some((type) => types.has(type))).map((signal) => signal.name)
+      if (signals.length > 0) await trx.updateTable('alert_rules').set({ next_evaluation_at: now }).where('project_id', '=', projectId).where('signal', 'in', signals).where('next_evaluation_at', '>', now).execute()
+    }
+    await trx.deleteFrom('alert_triggers').where('id', 'in', triggers.map((trigger) => trigger.id)).execute()
+  })
+}
+
+function groupTriggers(triggers: { project_id: string; notification_type: string }[]): Map<string, Set<string>> {
+  const byProject = new Map<string, Set<string>>()
+  for (const trigger of triggers) {
+    const types = byProject.get(trigger.project_id) ?? new Set<string>()
+    types.add(trigger.notification_type)
+    byProject.set(trigger.project_id, types)
+  }
+  return byProject
+}
+
+/** Every portal runs this: each tick, triggered rules become due, and due rules are claimed and evaluated. Returns how to stop it. */
+export function startAlerting(ctx: PortalContext): () => Promise<void> {
+  let stopped = false
+  let timer: NodeJS.Timeout | undefined
+  let running: Promise<void> = Promise.resolve()
+
+  async function tick() {
+    await dueOnTriggers(ctx)
+    for (;;) {
+      const claimed = await claimDueRules(ctx, Date.now())
+      if (claimed.length === 0 || stopped) return
+      const queue = [...claimed]
+      await Promise.all(
+        Array.from({ length: Math.min(CONCURRENT_EVALUATIONS, queue.length) }, async () => {
+          for (let rule = queue.shift(); rule; rule = queue.shift()) {
+            // A rule claimed at the tick is evaluated at its own time: its window ends when its evaluation starts.
+            await evaluateRule(ctx, rule, Date.now()).catch((error) => ctx.log.warn({ err: error, ruleId: rule!.id }, 'alert rule evaluation could not be recorded; the next interval retries'))
+          }
+        }),
+      )
+    }
+  }
+
+  function schedule() {
+    if (stopped) return
+    timer = setTimeout(() => {
+      running = tick()
+        .catch((error) => ctx.log.warn({ err: error }, 'alert scheduler tick failed; the next one retries'))
+        .finally(schedule)
+    }, TICK_MS)
+  }
+  schedule()
+  return async () => {
+    stopped = true
+    clearTimeout(timer)
+    await running
+  }
+}
+
