@@ -115,13 +115,15 @@ async function applyOutcome(ctx: PortalContext, rule: Rule, signal: AlertSignal,
       const from = stored.get('') ?? NEW_INSTANCE
       if (from.state !== 'error') steps.push({ series: '', value: null, from, step: { to: 'error', severity: null, threshold: null, notify: null, detail: outcome.error } })
     } else {
+      const flood = outcome.tooMany !== null
       for (const [series, value] of outcome.values) {
+        // Past the cap no series becomes an instance: the one `too many series` alert speaks for them all.
+        if (flood && !stored.has(series)) continue
         const from = stored.get(series) ?? NEW_INSTANCE
         const step = nextStep(rule, from, value, now)
         if (step) steps.push({ series, value, from, step })
       }
       const tooMany = stored.get(TOO_MANY_SERIES) ?? NEW_INSTANCE
-      const flood = outcome.tooMany !== null
       if (flood && tooMany.state !== 'firing') {
         steps.push({ series: TOO_MANY_SERIES, value: outcome.tooMany, from: tooMany, step: { to: 'firing', severity: 'critical', threshold: MAX_SERIES, notify: 'firing', detail: `too many series: ${outcome.tooMany} over the cap of ${MAX_SERIES}` } })
       } else if (!flood && tooMany.state === 'firing') {

@@ -35,7 +35,7 @@ const bad = (field: string, problem: string) => new ProblemError(400, 'invalid_r
 
 /**
  * The rule with its defaults, checked against its signal: an unknown signal, filter, aggregate or dimension, a
- * threshold that is not a finite number, or inconsistent thresholds are a 400 naming the field (under `at`).
+ * inconsistent thresholds are a 400 (a threshold that is not a finite number never passes the schema) naming the field (under `at`).
  */
 export function normalizeRule(input: RuleDefinitionInput, at: string): RuleDefinition {
   const signal = findSignal(input.signal)
@@ -50,9 +50,6 @@ export function normalizeRule(input: RuleDefinitionInput, at: string): RuleDefin
   const by = input.by ?? null
   if (by !== null && signal.dimensions[by] === undefined) throw bad(`${at}.by`, `is not a dimension of ${signal.name}; its dimensions are ${Object.keys(signal.dimensions).join(', ') || 'none'}`)
   const { op, compareTo = 'value', critical, warning, resolve } = input.condition
-  for (const [name, value] of Object.entries({ critical, warning, resolve })) {
-    if (value !== undefined && !Number.isFinite(value)) throw bad(`${at}.condition.${name}`, 'must be a finite number')
-  }
   const beyond = (a: number, b: number) => (op === 'above' ? a > b : a < b)
   if (warning !== undefined && beyond(warning, critical)) throw bad(`${at}.condition.warning`, `must not be beyond critical (${op} fires at critical first)`)
   const lowest = warning ?? critical

@@ -1,0 +1,237 @@
+import { after, before, describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { createProject, DIALECTS, event, ingest, readAll, startTestPortal, type TestPortal, type TestProject } from '../../test/support/portal.ts'
+import { createEndpoint } from '../../test/webhooks/api.ts'
+import { eventually, startReceiver, verifyCall, type Receiver } from '../../test/webhooks/receiver.ts'
+
+const WEBHOOKS = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_RETRY_SCHEDULE: '0.1', PUBLIC_URL: 'https://observe.example.com' }
+
+const errorLogsRule = (projectId: string, endpointIds: string[], extra: Record<string, unknown> = {}) => ({
+  projectId,
+  name: 'error logs',
+  signal: 'logs.count',
+  filters: { level: 'error' },
+  windowSeconds: 300,
+  intervalSeconds: 3600,
+  condition: { op: 'above', critical: 2 },
+  targets: { endpointIds },
+  ...extra,
+})
+
+const errorLogs = (count: number, ts?: string) => Array.from({ length: count }, (_, i) => event('log', { message: `payment failed ${i}`, level: 'error' }, ts))
+
+for (const dialect of DIALECTS) {
+  describe(`alert rules on ${dialect}`, () => {
+    let t: TestPortal
+    let receiver: Receiver
+    before(async () => {
+      t = await startTestPortal(dialect, WEBHOOKS)
+      receiver = await startReceiver()
+    })
+    after(async () => {
+      await t.close()
+      await receiver.close()
+    })
+
+    async function projectWithEndpoint(path: string) {
+      const project = await createProject(t)
+      const endpoint = await createEndpoint(t, project.id, receiver.url(path))
+      return { project, endpoint }
+    }
+
+    async function createRule(body: Record<string, unknown>) {
+      const created = await t.request('POST', '/api/alerts/rules', { token: t.adminToken, body })
+      assert.equal(created.status, 201, created.text)
+      return created.body
+    }
+
+    async function evaluateNow(ruleId: string) {
+      const before = (await readAll(t, `/api/alerts/history?project_id=${(await t.request('GET', `/api/alerts/rules/${ruleId}`, { token: t.viewerToken })).body.projectId}&rule_id=${ruleId}`)).length
+      assert.equal((await t.request('POST', `/api/alerts/rules/${ruleId}/evaluate`, { token: t.adminToken })).status, 202)
+      return before
+    }
+
+    async function history(project: TestProject, ruleId: string, atLeast: number) {
+      return eventually(async () => {
+        const rows = await readAll(t, `/api/alerts/history?project_id=${project.id}&rule_id=${ruleId}`, t.viewerToken)
+        return rows.length >= atLeast ? rows : undefined
+      }, 15_000, `${atLeast} transitions of ${ruleId}`)
+    }
+
+    test('the signal catalog lists every module’s signals from the registry', async () => {
+      const res = await t.request('GET', '/api/alerts/signals', { token: t.viewerToken })
+      assert.equal(res.status, 200)
+      const names = res.body.data.map((s: any) => s.name)
+      for (const name of ['errors.new_group', 'errors.regression', 'errors.events', 'errors.users', 'logs.count', 'traces.duration', 'traces.error_rate', 'performance.metric', 'costs.spend', 'deploys.failed', 'webhooks.failure_rate', 'webhooks.oldest_pending', 'flags.changed', 'configs.changed', 'tenants.limit_used', 'video.failed_jobs', 'audit.actions']) {
+        assert.ok(names.includes(name), name)
+      }
+      assert.equal(res.body.data.find((s: any) => s.name === 'deploys.failed').eventDriven, true)
+    })
+
+    test('bad rules are a 400 naming the field, and nothing is stored', async () => {
+      const { project, endpoint } = await projectWithEndpoint('/bad')
+      const good = errorLogsRule(project.id, [endpoint.id])
+      const cases: [Record<string, unknown> | string, RegExp][] = [
+        [{ ...good, signal: 'logs.nope' }, /^body\.signal: is not a known signal/],
+        [{ ...good, filters: { colour: 'red' } }, /^body\.filters\.colour: is not a filter of logs\.count/],
+        [{ ...good, by: 'tenant' }, /^body\.by: is not a dimension of logs\.count/],
+        [{ ...good, aggregate: 'p99' }, /^body\.aggregate: /],
+        [{ ...good, targets: { endpointIds: ['whe_missing'] } }, /^body\.targets\.endpointIds\.0: no endpoint whe_missing/],
+        [{ ...good, windowSeconds: 30 }, /^body\.windowSeconds: /],
+        [{ ...good, windowSeconds: 86_401 }, /^body\.windowSeconds: /],
+        [{ ...good, intervalSeconds: 5 }, /^body\.intervalSeconds: /],
+        [{ ...good, signal: 'costs.spend', filters: {} }, /^body\.filters\.currency: required by costs\.spend/],
+        // 1e999 parses as Infinity, which the schema refuses as a number
+        [JSON.stringify(good).replace('"critical":2', '"critical":1e999'), /^body\.condition\.critical: must be (a finite )?number/],
+        [{ ...good, condition: { op: 'above', critical: 'high' } }, /^body\.condition\.critical: /],
+      ]
+      for (const [body, detail] of cases) {
+        const res = await t.request('POST', '/api/alerts/rules', { token: t.adminToken, body })
+        assert.equal(res.status, 400, `${typeof body === 'string' ? body : JSON.stringify(body)}: ${res.text}`)
+        assert.match(res.body.detail, detail)
+      }
+      assert.deepEqual(await readAll(t, `/api/alerts/rules?project_id=${project.id}`), [])
+    })
+
+    test('admins write rules, viewers read them, every change is audited, a deleted endpoint shows as a broken target', async () => {
+      const { project, endpoint } = await projectWithEndpoint('/crud')
+      const refused = await t.request('POST', '/api/alerts/rules', { token: t.viewerToken, body: errorLogsRule(project.id, [endpoint.id]) })
+      assert.equal(refused.status, 403)
+      const rule = await createRule(errorLogsRule(project.id, [endpoint.id]))
+      assert.equal(rule.state, 'ok')
+      assert.deepEqual(rule.brokenTargets, [])
+      assert.equal(rule.intervalSeconds, 3600)
+      assert.equal(rule.noData, 'ok')
+      const duplicate = await t.request('POST', '/api/alerts/rules', { token: t.adminToken, body: errorLogsRule(project.id, []) })
+      assert.equal(duplicate.status, 409)
+      const { projectId: _p, ...definition } = errorLogsRule(project.id, [endpoint.id], { windowSeconds: 600 })
+      const replaced = await t.request('PUT', `/api/alerts/rules/${rule.id}`, { token: t.adminToken, body: definition })
+      assert.equal(replaced.status, 200, replaced.text)
+      assert.equal(replaced.body.windowSeconds, 600)
+      assert.equal((await t.request('DELETE', `/api/webhooks/endpoints/${endpoint.id}`, { token: t.adminToken })).status, 204)
+      const read = await t.request('GET', `/api/alerts/rules/${rule.id}`, { token: t.viewerToken })
+      assert.deepEqual(read.body.brokenTargets, [endpoint.id])
+      assert.equal((await t.request('DELETE', `/api/alerts/rules/${rule.id}`, { token: t.adminToken })).status, 204)
+      const actions = (await readAll(t, `/api/modules/audit/events?project_id=${project.id}`)).map((e) => `${e.data.action} ${e.data.resource}`)
+      for (const action of ['alert.rule.created', 'alert.rule.updated', 'alert.rule.deleted']) assert.ok(actions.includes(`${action} ${rule.id}`), `${action} in ${actions}`)
+    })
+
+    test('a threshold crossed fires once, signed, with value, threshold, window, link and sample lines; raising it resolves', async () => {
+      const { project, endpoint } = await projectWithEndpoint('/fire')
+      const rule = await createRule(errorLogsRule(project.id, [endpoint.id]))
+      assert.equal((await ingest(t, project, [...errorLogs(3), event('log', { message: 'fine', level: 'info' })])).status, 200)
+      await evaluateNow(rule.id)
+      const [firing] = await history(project, rule.id, 1)
+      assert.deepEqual([firing.from, firing.to, firing.value, firing.threshold, firing.severity], ['ok', 'firing', 3, 2, 'critical'])
+      assert.equal(Date.parse(firing.windowTo) - Date.parse(firing.windowFrom), 300_000)
+      const call = await eventually(() => receiver.callsTo('/fire')[0], 10_000, 'the firing notification')
+      const message = verifyCall(endpoint.secret, call) as any
+      assert.equal(message.type, 'alert.firing')
+      assert.equal(call.headers['webhook-id'], firing.messageId)
+      assert.equal(message.data.value, 3)
+      assert.equal(message.data.threshold, 2)
+      assert.equal(message.data.transitionId, firing.id)
+      assert.match(message.data.headline, /FIRING critical\] error logs: 3 logs above 2 over 5 min/)
+      assert.match(message.data.link, /^https:\/\/observe\.example\.com\/p\/prj_[^/]+\/logs\?from=.*&level=error/)
+      assert.equal(message.data.topContributors.length, 3)
+      assert.match(message.data.topContributors[0].label, /payment failed/)
+
+      await evaluateNow(rule.id)
+      await new Promise((resolve) => setTimeout(resolve, 1500))
+      assert.equal((await readAll(t, `/api/alerts/history?project_id=${project.id}&rule_id=${rule.id}`)).length, 1, 'still firing: no new transition')
+      const { projectId: _p, ...raised } = errorLogsRule(project.id, [endpoint.id], { condition: { op: 'above', critical: 10 } })
+      assert.equal((await t.request('PUT', `/api/alerts/rules/${rule.id}`, { token: t.adminToken, body: raised })).status, 200)
+      await evaluateNow(rule.id)
+      const [resolved] = await history(project, rule.id, 2)
+      assert.deepEqual([resolved.from, resolved.to, resolved.value], ['firing', 'resolved', 3])
+      const second = await eventually(() => receiver.callsTo('/fire')[1], 10_000, 'the resolution')
+      assert.equal((verifyCall(endpoint.secret, second) as any).type, 'alert.resolved')
+      assert.equal(receiver.callsTo('/fire').length, 2)
+    })
+
+    test('a silenced transition is recorded with its silence and not delivered; silences are audited', async () => {
+      const { project, endpoint } = await projectWithEndpoint('/silenced')
+      const rule = await createRule(errorLogsRule(project.id, [endpoint.id]))
+      const silence = await t.request('POST', '/api/alerts/silences', { token: t.adminToken, body: { projectId: project.id, ruleId: rule.id, endsAt: new Date(Date.now() + 3_600_000).toISOString(), reason: 'maintenance' } })
+      assert.equal(silence.status, 201, silence.text)
+      assert.equal(silence.body.active, true)
+      await ingest(t, project, errorLogs(3))
+      await evaluateNow(rule.id)
+      const [firing] = await history(project, rule.id, 1)
+      assert.equal(firing.to, 'firing')
+      assert.equal(firing.silenceId, silence.body.id)
+      assert.equal(firing.messageId, null)
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      assert.equal(receiver.callsTo('/silenced').length, 0)
+      const ended = await t.request('DELETE', `/api/alerts/silences/${silence.body.id}`, { token: t.adminToken })
+      assert.equal(ended.body.active, false)
+      const actions = (await readAll(t, `/api/modules/audit/events?project_id=${project.id}`)).map((e) => e.data.action)
+      assert.ok(actions.includes('alert.silence.created') && actions.includes('alert.silence.ended'))
+    })
+
+    test('a new error group fires its event-driven rule without waiting for the interval', async () => {
+      const { project, endpoint } = await projectWithEndpoint('/new-group')
+      const rule = await createRule({ projectId: project.id, name: 'new issues', signal: 'errors.new_group', by: 'group', windowSeconds: 3600, intervalSeconds: 86_400, condition: { op: 'above', critical: 0 }, targets: { endpointIds: [endpoint.id] } })
+      // Its first evaluation at creation finds nothing; the next is a day away.
+      await new Promise((resolve) => setTimeout(resolve, 1000))
+      const captured = await t.request('POST', '/api/errors/capture', { token: project.key, body: { name: 'TypeError', message: 'cart is undefined' } })
+      assert.equal(captured.status, 201, captured.text)
+      // The endpoint takes every type: the portal's own error.group.created comes too.
+      const call = await eventually(() => receiver.callsTo('/new-group').find((c) => JSON.parse(c.body).type === 'alert.firing'), 10_000, 'the new-group alert')
+      const message = verifyCall(endpoint.secret, call) as any
+      assert.equal(message.type, 'alert.firing')
+      assert.equal(message.data.series, captured.body.fingerprint)
+      assert.match(message.data.topContributors[0].label, /TypeError: cart is undefined/)
+    })
+
+    test('past 100 series one "too many series" alert fires, never a flood', async () => {
+      const { project, endpoint } = await projectWithEndpoint('/flood')
+      const rule = await createRule({ ...errorLogsRule(project.id, [endpoint.id]), by: 'module', condition: { op: 'above', critical: 0 } })
+      await ingest(t, project, Array.from({ length: 101 }, (_, i) => event('log', { message: 'boom', level: 'error', module: `m${i}` })))
+      await evaluateNow(rule.id)
+      const rows = await history(project, rule.id, 1)
+      await new Promise((resolve) => setTimeout(resolve, 1000))
+      assert.deepEqual(rows.map((row: any) => [row.series, row.to, row.value]), [['(too many series)', 'firing', 101]])
+      await eventually(() => receiver.callsTo('/flood')[0], 10_000, 'the one notification')
+      assert.equal(receiver.callsTo('/flood').length, 1)
+    })
+
+    test('the backtest replays stored history and counts what the rule would have fired', async () => {
+      const project = await createProject(t)
+      const now = Date.now()
+      // Three bursts, hours apart: each fires, and resolves before the next.
+      for (const hoursAgo of [5, 3, 1]) await ingest(t, project, errorLogs(4, new Date(now - hoursAgo * 3_600_000).toISOString()))
+      const { projectId: _p, ...rule } = errorLogsRule(project.id, [], { intervalSeconds: 300 })
+      const preview = await t.request('POST', '/api/alerts/preview', { token: t.viewerToken, body: { projectId: project.id, rule, range: '24h' } })
+      assert.equal(preview.status, 200, preview.text)
+      assert.equal(preview.body.firings, 3)
+      assert.equal(preview.body.stepSeconds, 300)
+      assert.deepEqual(preview.body.thresholds, { critical: 2, warning: null, resolve: null })
+      const line = preview.body.series[0].points
+      assert.equal(line.filter((point: any) => point.value === 4).length, 3)
+      assert.deepEqual(preview.body.transitions.map((tr: any) => tr.to), ['firing', 'resolved', 'firing', 'resolved', 'firing', 'resolved'])
+    })
+
+    test('rules as code: export, import is idempotent by name and reports created, changed and unchanged', async () => {
+      const { project, endpoint } = await projectWithEndpoint('/code')
+      await createRule(errorLogsRule(project.id, [endpoint.id]))
+      await createRule({ ...errorLogsRule(project.id, []), name: 'slow checkout', signal: 'traces.duration', filters: { service: 'checkout' }, aggregate: 'p95', condition: { op: 'above', critical: 800, warning: 500, resolve: 400 } })
+      const exported = await t.request('GET', `/api/alerts/rules-export?project_id=${project.id}`, { token: t.viewerToken })
+      assert.equal(exported.status, 200)
+      assert.deepEqual(exported.body.rules.map((r: any) => r.name), ['error logs', 'slow checkout'])
+      const again = await t.request('POST', '/api/alerts/rules-import', { token: t.adminToken, body: { projectId: project.id, ...exported.body } })
+      assert.deepEqual(again.body, { created: [], changed: [], unchanged: ['error logs', 'slow checkout'] })
+      const edited = structuredClone(exported.body)
+      edited.rules[1].condition.critical = 900
+      edited.rules.push({ ...edited.rules[0], name: 'more error logs', windowSeconds: 900 })
+      const imported = await t.request('POST', '/api/alerts/rules-import', { token: t.adminToken, body: { projectId: project.id, ...edited } })
+      assert.deepEqual(imported.body, { created: ['more error logs'], changed: ['slow checkout'], unchanged: ['error logs'] })
+      const bad = structuredClone(edited)
+      bad.rules[2].signal = 'nope'
+      const refused = await t.request('POST', '/api/alerts/rules-import', { token: t.adminToken, body: { projectId: project.id, ...bad } })
+      assert.equal(refused.status, 400)
+      assert.match(refused.body.detail, /^body\.rules\.2\.signal: /)
+      assert.equal((await readAll(t, `/api/alerts/rules?project_id=${project.id}`)).length, 3)
+    })
+  })
+}
