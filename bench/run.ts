@@ -15,6 +15,7 @@ const BENCHMARKS: Record<string, () => Promise<unknown>> = {
   instances: () => import('./instances.ts').then((m) => m.run()),
   'instances-webhooks': () => import('./instances-webhooks.ts').then((m) => m.run()),
   'query-apis': () => import('./query-apis.ts').then((m) => m.run()),
+  alerts: () => import('./alerts.ts').then((m) => m.run()),
 }
 
 const wanted = process.argv.slice(2)

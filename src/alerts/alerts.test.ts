@@ -171,7 +171,7 @@ for (const dialect of DIALECTS) {
 
     test('a new error group fires its event-driven rule without waiting for the interval', async () => {
       const { project, endpoint } = await projectWithEndpoint('/new-group')
-      const rule = await createRule({ projectId: project.id, name: 'new issues', signal: 'errors.new_group', by: 'group', windowSeconds: 3600, intervalSeconds: 86_400, condition: { op: 'above', critical: 0 }, targets: { endpointIds: [endpoint.id] } })
+      await createRule({ projectId: project.id, name: 'new issues', signal: 'errors.new_group', by: 'group', windowSeconds: 3600, intervalSeconds: 86_400, condition: { op: 'above', critical: 0 }, targets: { endpointIds: [endpoint.id] } })
       // Its first evaluation at creation finds nothing; the next is a day away.
       await new Promise((resolve) => setTimeout(resolve, 1000))
       const captured = await t.request('POST', '/api/errors/capture', { token: project.key, body: { name: 'TypeError', message: 'cart is undefined' } })

@@ -1,0 +1,196 @@
+// Alerts: BENCH_ALERTS_RULES rules (default 1,000) of mixed signals at a 60 s interval over BENCH_ALERTS_LOG_EVENTS log
+// events (default 10,000,000) and BENCH_ALERTS_OTHER_EVENTS (default 100,000) of errors, spans, metrics and deploys,
+// spread over 7 days. Prints, each beside its bound: one evaluation cycle of every rule; ingest over loopback with and
+// without cycles running; threshold crossing (the ingest's 200) to the notification at a loopback receiver, for interval
+// rules and for event-driven ones (a new error group); a 7-day backtest of a log rule and of an error rule.
+// TEST_DATABASES=sqlite (or postgres) narrows the databases.
+import { sql } from 'kysely'
+import { newId } from '../src/ids.ts'
+import type { PortalContext } from '../src/context.ts'
+import { moduleByType } from '../src/modules/registry.ts'
+import { writeEvents, type AcceptedEvent } from '../src/modules/write-events.ts'
+import { alertDb } from '../src/alerts/tables.ts'
+import { createProject, DIALECTS, event, ingest, type Dialect, startTestPortal, type TestPortal, type TestProject } from '../test/support/portal.ts'
+import { startReceiver } from '../test/webhooks/receiver.ts'
+
+const RULES = Number(process.env.BENCH_ALERTS_RULES ?? 1_000)
+const LOG_EVENTS = Number(process.env.BENCH_ALERTS_LOG_EVENTS ?? 10_000_000)
+const OTHER_EVENTS = Number(process.env.BENCH_ALERTS_OTHER_EVENTS ?? 100_000)
+const INGEST_SECONDS = Number(process.env.BENCH_ALERTS_INGEST_SECONDS ?? 10)
+const LATENCY_SAMPLES = Number(process.env.BENCH_ALERTS_LATENCY_SAMPLES ?? 20)
+const SPAN_MS = 7 * 86_400_000
+const ROWS_PER_TRANSACTION = 5_000
+const INTERVAL_S = 60
+const LATENCY_INTERVAL_S = 10
+
+const BOUNDS = { cycleMs: 10_000, ingestSlowdown: 0.1, intervalLatencyMs: (LATENCY_INTERVAL_S + 5) * 1000, eventLatencyMs: 2_000, backtestMs: 2_000 }
+
+function payloadOf(type: string, i: number): Record<string, unknown> {
+  switch (type) {
+    case 'log':
+      return { level: ['info', 'info', 'warn', 'error'][i % 4], message: `order ${i % 9973} created`, module: `module-${i % 20}`, service: `svc-${i % 10}` }
+    case 'error':
+      return { name: 'TypeError', message: `cart ${i % 500} is undefined`, environment: 'production', release: `1.${i % 5}` }
+    case 'trace':
+      return { traceId: `t${i}`, spanId: `s${i}`, serviceName: `svc-${i % 10}`, name: `GET /${i % 30}`, durationMs: (i * 37) % 2000 }
+    case 'performance':
+      return { metric: 'web.lcp', value: (i * 13) % 5000, service: `svc-${i % 10}` }
+    default:
+      return { service: `svc-${i % 10}`, environment: 'production', status: i % 10 === 0 ? 'failed' : 'succeeded', version: `1.${i}` }
+  }
+}
+
+/** Writes `count` events of `type` spread over the last 7 days, as ingest writes them. */
+async function seed(ctx: PortalContext, projectId: string, type: string, count: number, now: number): Promise<void> {
+  const module = moduleByType.get(type)!
+  for (let first = 0; first < count; first += ROWS_PER_TRANSACTION) {
+    const events: AcceptedEvent[] = []
+    for (let i = first; i < Math.min(count, first + ROWS_PER_TRANSACTION); i++) {
+      const ts = now - SPAN_MS + Math.floor((i / count) * SPAN_MS)
+      const data = payloadOf(type, i)
+      events.push({ module, event: { id: newId('evt', ts), projectId, ts, receivedAt: ts, data }, dataJson: JSON.stringify(data) })
+    }
+    await ctx.storage.db.transaction().execute((trx) => writeEvents(trx, ctx, events))
+  }
+}
+
+const MIXED_RULES = [
+  { signal: 'logs.count', filters: { level: 'error' }, condition: { op: 'above', critical: 1e12 } },
+  { signal: 'logs.count', filters: { module: 'module-3' }, by: 'level', condition: { op: 'above', critical: 1e12 } },
+  { signal: 'logs.count', filters: { q: 'created' }, condition: { op: 'above', critical: 1e12 } },
+  { signal: 'errors.events', filters: { environment: 'production' }, condition: { op: 'above', critical: 1e12 } },
+  { signal: 'traces.duration', aggregate: 'p95', by: 'service', condition: { op: 'above', critical: 1e12 } },
+  { signal: 'traces.error_rate', condition: { op: 'above', critical: 101 } },
+  { signal: 'performance.metric', filters: { metric: 'web.lcp' }, aggregate: 'p99', condition: { op: 'above', critical: 1e12 } },
+  { signal: 'deploys.failed', by: 'service', condition: { op: 'above', critical: 1e12 } },
+  { signal: 'webhooks.failure_rate', condition: { op: 'above', critical: 101 } },
+  { signal: 'audit.actions', filters: { action: 'project.*' }, condition: { op: 'above', critical: 1e12 } },
+]
+
+async function createRules(t: TestPortal, project: TestProject): Promise<void> {
+  for (let i = 0; i < RULES; i++) {
+    const mixed = MIXED_RULES[i % MIXED_RULES.length]
+    const res = await t.request('POST', '/api/alerts/rules', { token: t.adminToken, body: { projectId: project.id, name: `bench ${i}`, windowSeconds: 300 * (1 + (i % 12)), intervalSeconds: INTERVAL_S, ...mixed } })
+    if (res.status !== 201) throw new Error(`rule: ${res.status} ${res.text}`)
+  }
+}
+
+/** Makes every rule due and waits until each has applied a window ending after that moment: one cycle. */
+async function cycle(t: TestPortal): Promise<number> {
+  const db = alertDb(t.portal.ctx.storage)
+  const started = Date.now()
+  await db.updateTable('alert_rules').set({ next_evaluation_at: started }).execute()
+  for (;;) {
+    const behind = await db.selectFrom('alert_rules').select((eb) => eb.fn.countAll().as('n')).where('evaluated_through', '<', started).executeTakeFirstOrThrow()
+    if (Number(behind.n) === 0) return Date.now() - started
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+async function ingestRate(t: TestPortal, project: TestProject, during: () => Promise<unknown>): Promise<number> {
+  let stop = false
+  const background = (async () => {
+    while (!stop) await during()
+  })()
+  const until = performance.now() + INGEST_SECONDS * 1000
+  let accepted = 0
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (performance.now() < until) {
+        const res = await ingest(t, project, Array.from({ length: 100 }, (_, i) => event('log', { level: 'info', message: `live ${i}` })))
+        if (res.status !== 200) throw new Error(`ingest: ${res.status}`)
+        accepted += 100
+      }
+    }),
+  )
+  stop = true
+  await background
+  return accepted / INGEST_SECONDS
+}
+
+function p99(samples: number[]): number {
+  const sorted = [...samples].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.ceil(0.99 * sorted.length) - 1)]
+}
+
+/** Ingest's 200 to the notification's arrival, per sample: each sample crosses its own rule's threshold. */
+async function crossingLatency(t: TestPortal, project: TestProject, kind: 'interval' | 'event'): Promise<number[]> {
+  const receiver = await startReceiver()
+  try {
+    const endpoint = await t.request('POST', '/api/webhooks/endpoints', { token: t.adminToken, body: { projectId: project.id, url: receiver.url(`/${kind}`), eventTypes: ['alert.firing'] } })
+    const latencies: number[] = []
+    for (let i = 0; i < LATENCY_SAMPLES; i++) {
+      const tag = `cross-${kind}-${i}-${Date.now()}`
+      const rule =
+        kind === 'interval'
+          ? { signal: 'logs.count', filters: { level: tag }, intervalSeconds: LATENCY_INTERVAL_S }
+          : { signal: 'errors.new_group', filters: { environment: tag }, intervalSeconds: 86_400 }
+      const created = await t.request('POST', '/api/alerts/rules', { token: t.adminToken, body: { projectId: project.id, name: tag, windowSeconds: 600, condition: { op: 'above', critical: 0 }, targets: { endpointIds: [endpoint.body.id] }, ...rule } })
+      if (created.status !== 201) throw new Error(created.text)
+      // a random phase against the interval, as a real crossing has
+      await new Promise((resolve) => setTimeout(resolve, kind === 'interval' ? Math.random() * LATENCY_INTERVAL_S * 1000 : 500))
+      const calls = receiver.calls.length
+      const sent =
+        kind === 'interval'
+          ? await ingest(t, project, [event('log', { level: tag, message: 'crossing' })])
+          : await t.request('POST', '/api/errors/capture', { token: project.key, body: { name: 'BenchError', message: tag, environment: tag, fingerprint: [tag] } })
+      const answeredAt = Date.now()
+      if (sent.status >= 300) throw new Error(sent.text)
+      while (receiver.calls.length === calls) await new Promise((resolve) => setTimeout(resolve, 10))
+      latencies.push(receiver.calls[calls].at - answeredAt)
+    }
+    return latencies
+  } finally {
+    await receiver.close()
+  }
+}
+
+async function timed(run: () => Promise<unknown>): Promise<number> {
+  const started = performance.now()
+  await run()
+  return performance.now() - started
+}
+
+async function benchDialect(dialect: Dialect): Promise<void> {
+  const t = await startTestPortal(dialect, { LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', INGEST_RATE_LIMIT_EVENTS_PER_SECOND: '1000000', INGEST_RATE_LIMIT_BATCHES_PER_SECOND: '100000' }, { checkResponses: false })
+  const line = (what: string, value: string, bound: string, ok: boolean) => console.log(`  ${dialect.padEnd(8)} ${what.padEnd(44)} ${value.padStart(12)}   bound ${bound} ${ok ? 'ok' : 'EXCEEDED'}`)
+  try {
+    const project = await createProject(t, 'alerts bench')
+    const now = Date.now()
+    const seeding = performance.now()
+    await seed(t.portal.ctx, project.id, 'log', LOG_EVENTS, now)
+    for (const type of ['error', 'trace', 'performance', 'deploy']) await seed(t.portal.ctx, project.id, type, OTHER_EVENTS, now)
+    console.log(`  ${dialect.padEnd(8)} seeded ${LOG_EVENTS} logs and ${OTHER_EVENTS} each of errors, spans, metrics, deploys over 7 days in ${((performance.now() - seeding) / 1000).toFixed(0)} s`)
+    await createRules(t, project)
+    await cycle(t) // the first cycle also warms the caches
+    const cycleMs = await cycle(t)
+    line(`evaluation cycle, ${RULES} rules`, `${cycleMs} ms`, `< ${BOUNDS.cycleMs} ms`, cycleMs < BOUNDS.cycleMs)
+    const quiet = await ingestRate(t, project, () => new Promise((resolve) => setTimeout(resolve, 100)))
+    const busy = await ingestRate(t, project, () => cycle(t))
+    const slowdown = (quiet - busy) / quiet
+    line('ingest without / with cycles running', `${quiet.toFixed(0)} / ${busy.toFixed(0)} ev/s`, `≤ ${BOUNDS.ingestSlowdown * 100} % slower`, slowdown <= BOUNDS.ingestSlowdown)
+    await alertDb(t.portal.ctx.storage).updateTable('alert_rules').set({ enabled: 0 }).execute()
+    const intervalP99 = p99(await crossingLatency(t, project, 'interval'))
+    line(`crossing → receiver, ${LATENCY_INTERVAL_S} s interval, p99`, `${intervalP99} ms`, `< ${BOUNDS.intervalLatencyMs} ms`, intervalP99 < BOUNDS.intervalLatencyMs)
+    const eventP99 = p99(await crossingLatency(t, project, 'event'))
+    line('new error group → receiver, p99', `${eventP99} ms`, `< ${BOUNDS.eventLatencyMs} ms`, eventP99 < BOUNDS.eventLatencyMs)
+    for (const [what, rule] of [
+      ['7-day backtest, log rule', { signal: 'logs.count', filters: { level: 'error' } }],
+      ['7-day backtest, error rule', { signal: 'errors.events', filters: { environment: 'production' } }],
+    ] as const) {
+      const ms = await timed(async () => {
+        const res = await t.request('POST', '/api/alerts/preview', { token: t.adminToken, body: { projectId: project.id, range: '7d', rule: { name: 'bt', windowSeconds: 3600, intervalSeconds: 60, condition: { op: 'above', critical: 10 }, ...rule } } })
+        if (res.status !== 200) throw new Error(res.text)
+      })
+      line(what, `${ms.toFixed(0)} ms`, `< ${BOUNDS.backtestMs} ms`, ms < BOUNDS.backtestMs)
+    }
+    const stored = Number((await sql<{ n: number }>`select count(*) as n from log_events`.execute(t.portal.ctx.storage.eventsOf('log_events').db)).rows[0].n)
+    console.log(`  ${dialect.padEnd(8)} (${stored} log events stored at the end)`)
+  } finally {
+    await t.close()
+  }
+}
+
+export async function run(): Promise<void> {
+  for (const dialect of DIALECTS) await benchDialect(dialect)
+}
