@@ -1,5 +1,6 @@
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
+import { sql } from 'kysely'
 import { createProject, DIALECTS, event, ingest, readAll, startTestPortal, type TestPortal, type TestProject } from '../../test/support/portal.ts'
 import { createEndpoint } from '../../test/webhooks/api.ts'
 import { eventually, startReceiver, verifyCall, type Receiver } from '../../test/webhooks/receiver.ts'
@@ -232,6 +233,59 @@ for (const dialect of DIALECTS) {
       assert.equal(refused.status, 400)
       assert.match(refused.body.detail, /^body\.rules\.2\.signal: /)
       assert.equal((await readAll(t, `/api/alerts/rules?project_id=${project.id}`)).length, 3)
+    })
+    test('a failing read is the error state, notified as alert.error, and the next good evaluation recovers it', async () => {
+      const { project, endpoint } = await projectWithEndpoint('/error')
+      const rule = await createRule({ projectId: project.id, name: 'errors seen', signal: 'errors.events', windowSeconds: 300, intervalSeconds: 3600, condition: { op: 'above', critical: 100 }, targets: { endpointIds: [endpoint.id] } })
+      await history(project, rule.id, 0)
+      await new Promise((resolve) => setTimeout(resolve, 800)) // its first evaluation, at creation: ok, nothing recorded
+      const db = t.portal.ctx.storage.db
+      await sql`alter table error_occurrences rename to error_occurrences_away`.execute(db)
+      try {
+        await evaluateNow(rule.id)
+        const [failed] = await history(project, rule.id, 1)
+        assert.deepEqual([failed.from, failed.to, failed.value], ['ok', 'error', null])
+        assert.match(failed.detail, /error_occurrences/)
+      } finally {
+        await sql`alter table error_occurrences_away rename to error_occurrences`.execute(db)
+      }
+      const call = await eventually(() => receiver.callsTo('/error')[0], 10_000, 'the alert.error notification')
+      const message = verifyCall(endpoint.secret, call) as any
+      assert.equal(message.type, 'alert.error')
+      assert.match(message.data.error, /error_occurrences/)
+      await evaluateNow(rule.id)
+      const [recovered] = await history(project, rule.id, 2)
+      assert.deepEqual([recovered.from, recovered.to, recovered.value], ['error', 'ok', 0])
+    })
+
+    test('Slack and Discord endpoints get the headline, the link and the contributors rendered for them', async () => {
+      const project = await createProject(t)
+      const slack = await createEndpoint(t, project.id, receiver.url('/slack'), { kind: 'slack' })
+      const discord = await createEndpoint(t, project.id, receiver.url('/discord'), { kind: 'discord' })
+      const rule = await createRule(errorLogsRule(project.id, [slack.id, discord.id]))
+      await ingest(t, project, errorLogs(3))
+      await evaluateNow(rule.id)
+      const slackBody = JSON.parse((await eventually(() => receiver.callsTo('/slack')[0], 10_000, 'the Slack message')).body)
+      assert.match(slackBody.text, /^\[FIRING critical\] error logs: 3 logs above 2 over 5 min$/)
+      assert.match(slackBody.blocks[0].text.text, /<https:\/\/observe\.example\.com\/p\/.*\|Open the window in the portal>/)
+      assert.match(slackBody.blocks[0].text.text, /• payment failed/)
+      const discordBody = JSON.parse((await eventually(() => receiver.callsTo('/discord')[0], 10_000, 'the Discord message')).body)
+      assert.match(discordBody.content, /^\[FIRING critical\] error logs/)
+      assert.match(discordBody.embeds[0].url, /^https:\/\/observe\.example\.com\/p\//)
+      assert.match(discordBody.embeds[0].description, /• payment failed/)
+    })
+
+    test('alert history expires after RETENTION_DAYS_ALERTS', async () => {
+      const project = await createProject(t)
+      const rule = await createRule(errorLogsRule(project.id, []))
+      await ingest(t, project, errorLogs(3))
+      await evaluateNow(rule.id)
+      await history(project, rule.id, 1)
+      const db = t.portal.ctx.storage.db
+      await sql`update alert_history set at = ${Date.now() - (t.config.retention.alertHistoryDays + 2) * 86_400_000} where rule_id = ${rule.id}`.execute(db)
+      const report = await t.portal.retention.runNow()
+      assert.ok((report.deleted.alert_history ?? 0) >= 1)
+      assert.deepEqual(await readAll(t, `/api/alerts/history?project_id=${project.id}&rule_id=${rule.id}`), [])
     })
   })
 }
