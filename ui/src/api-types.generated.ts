@@ -3,6 +3,403 @@ export type paths = Record<string, never>;
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AlertBacktest: {
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            /** @description the rule’s interval, or longer so that at most 288 windows are read */
+            stepSeconds: number;
+            thresholds: {
+                critical: number;
+                warning: number | null;
+                resolve: number | null;
+            };
+            /** @description at most 10: those that fired, then the largest */
+            series: {
+                series: string;
+                points: {
+                    /** Format: date-time */
+                    at: string;
+                    value: number | null;
+                }[];
+            }[];
+            /** @description how many times it would have fired (notifications, repeats aside) */
+            firings: number;
+            transitions: {
+                /** Format: date-time */
+                at: string;
+                series: string;
+                from: string;
+                to: string;
+                value: number | null;
+            }[];
+        };
+        AlertCondition: {
+            /** @description the value is above (>) or below (<) a threshold */
+            op: "above" | "below";
+            /**
+             * @description `value`: the window’s value itself; `day_before` / `week_before`: its change in % against the same window a day or a week earlier (no data when that window had 0)
+             * @default value
+             */
+            compareTo: "value" | "day_before" | "week_before";
+            /** @description the threshold that fires the alert with severity critical */
+            critical: number;
+            /** @description a threshold short of critical that fires it with severity warning */
+            warning?: number;
+            /** @description hysteresis: a firing alert resolves only once the value crosses this back (≤ it for `above`, ≥ it for `below`), not the lowest threshold */
+            resolve?: number;
+        };
+        AlertInstance: {
+            /** @description the dimension’s value; empty without `by` */
+            series: string;
+            /** @description ok → pending (the condition holds, for less than the pending period) → firing → resolved; error when the evaluation failed */
+            state: "ok" | "pending" | "firing" | "resolved" | "error";
+            severity: ("warning" | "critical") | null;
+            value: number | null;
+            /**
+             * Format: date-time
+             * @description when the state began
+             */
+            since: string;
+            lastNotifiedAt: string | null;
+        };
+        AlertNotification: {
+            ruleId: string;
+            ruleName: string;
+            projectId: string;
+            signal: string;
+            aggregate: string;
+            /** @description the dimension’s value; empty without `by` */
+            series: string;
+            by: string | null;
+            /** @description ok → pending (the condition holds, for less than the pending period) → firing → resolved; error when the evaluation failed */
+            state: "ok" | "pending" | "firing" | "resolved" | "error";
+            /** @description ok → pending (the condition holds, for less than the pending period) → firing → resolved; error when the evaluation failed */
+            previousState: "ok" | "pending" | "firing" | "resolved" | "error";
+            severity: ("warning" | "critical") | null;
+            value: number | null;
+            threshold: number | null;
+            /** @description above or below */
+            op: string;
+            /** @description value, day_before or week_before (then `value` is a change in %) */
+            compareTo: string;
+            unit: string;
+            windowSeconds: number;
+            /**
+             * Format: date-time
+             * @description the window’s start
+             */
+            windowFrom: string;
+            /**
+             * Format: date-time
+             * @description the window’s end
+             */
+            windowTo: string;
+            filters: {
+                [key: string]: string;
+            };
+            /** @description one line for people: what crossed what */
+            headline: string;
+            /** @description the UI view of the window with the rule’s filters (PUBLIC_URL; null when it is unset) */
+            link: string | null;
+            /** @description what weighed most: top error groups, sample log lines, slowest spans, the endpoint’s last attempts */
+            topContributors: {
+                label: string;
+                value?: number;
+                detail?: string;
+                at?: string;
+            }[];
+            /** @description a reminder while firing (the repeat interval), not a new transition */
+            repeat: boolean;
+            /** @description alert.error: why the evaluation failed */
+            error: string | null;
+            /** @description alh_… of the history row */
+            transitionId: string;
+        };
+        AlertRule: {
+            /** @description alr_… */
+            id: string;
+            projectId: string;
+            /** @description unique in the project: import matches rules by it */
+            name: string;
+            description: string;
+            /** @description a signal of `GET /api/alerts/signals` (`logs.count`, `traces.duration`, …) */
+            signal: string;
+            filters: {
+                [key: string]: string;
+            };
+            aggregate: string;
+            by: string | null;
+            /** @description the window evaluated, 1 minute to 24 hours */
+            windowSeconds: number;
+            condition: components["schemas"]["AlertCondition"];
+            intervalSeconds: number;
+            pendingSeconds: number;
+            noData: string;
+            targets: {
+                endpointIds: string[];
+                repeatIntervalSeconds: number | null;
+                sendResolved: boolean;
+            };
+            enabled: boolean;
+            /** @description targets that no longer exist (deleted endpoints): nothing is sent to them */
+            brokenTargets: string[];
+            /** @description ok → pending (the condition holds, for less than the pending period) → firing → resolved; error when the evaluation failed */
+            state: "ok" | "pending" | "firing" | "resolved" | "error";
+            /** @description instances firing now */
+            firing: number;
+            /**
+             * Format: date-time
+             * @description created
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description last changed
+             */
+            updatedAt: string;
+        };
+        /** @description An alert rule as written; the export’s items and the import’s input. */
+        AlertRuleDefinition: {
+            /** @description unique in the project: import matches rules by it */
+            name: string;
+            /** @default  */
+            description: string;
+            /** @description a signal of `GET /api/alerts/signals` (`logs.count`, `traces.duration`, …) */
+            signal: string;
+            /**
+             * @description the signal’s filters, by name; values as text
+             * @default {}
+             */
+            filters: {
+                [key: string]: string;
+            };
+            /** @description one of the signal’s aggregates; its first when absent */
+            aggregate?: string;
+            /**
+             * @description one of the signal’s dimensions: one alert instance per series, at most 100 (past that, one `too many series` alert)
+             * @default null
+             */
+            by: string | null;
+            /** @description the window evaluated, 1 minute to 24 hours */
+            windowSeconds: number;
+            condition: components["schemas"]["AlertCondition"];
+            /**
+             * @description how often the rule is evaluated
+             * @default 60
+             */
+            intervalSeconds: number;
+            /**
+             * @description fire only once the condition has held this long
+             * @default 0
+             */
+            pendingSeconds: number;
+            /**
+             * @description with no value (no spans, say): treat as ok, as breaching critical, or keep the state
+             * @default ok
+             */
+            noData: "ok" | "alerting" | "keep";
+            targets?: components["schemas"]["AlertTargets"];
+            /** @default true */
+            enabled: boolean;
+        };
+        AlertRuleInput: {
+            /** @description prj_… */
+            projectId: string;
+            /** @description unique in the project: import matches rules by it */
+            name: string;
+            /** @default  */
+            description: string;
+            /** @description a signal of `GET /api/alerts/signals` (`logs.count`, `traces.duration`, …) */
+            signal: string;
+            /**
+             * @description the signal’s filters, by name; values as text
+             * @default {}
+             */
+            filters: {
+                [key: string]: string;
+            };
+            /** @description one of the signal’s aggregates; its first when absent */
+            aggregate?: string;
+            /**
+             * @description one of the signal’s dimensions: one alert instance per series, at most 100 (past that, one `too many series` alert)
+             * @default null
+             */
+            by: string | null;
+            /** @description the window evaluated, 1 minute to 24 hours */
+            windowSeconds: number;
+            condition: components["schemas"]["AlertCondition"];
+            /**
+             * @description how often the rule is evaluated
+             * @default 60
+             */
+            intervalSeconds: number;
+            /**
+             * @description fire only once the condition has held this long
+             * @default 0
+             */
+            pendingSeconds: number;
+            /**
+             * @description with no value (no spans, say): treat as ok, as breaching critical, or keep the state
+             * @default ok
+             */
+            noData: "ok" | "alerting" | "keep";
+            targets?: components["schemas"]["AlertTargets"];
+            /** @default true */
+            enabled: boolean;
+        };
+        AlertRuleList: {
+            /** @description this page, newest first */
+            data: components["schemas"]["AlertRule"][];
+            /** @description pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        /** @description A project’s rules as code: keep it in git, import it into any project. Targets name endpoints of the project imported into. */
+        AlertRulesExport: {
+            /**
+             * @description the format’s version
+             * @enum {number}
+             */
+            version: 1;
+            rules: components["schemas"]["AlertRuleDefinition"][];
+        };
+        AlertRulesImportReport: {
+            /** @description names of rules created */
+            created: string[];
+            /** @description names of rules whose definition changed */
+            changed: string[];
+            /** @description names of rules left as they were; rules of the project the file does not name are left too */
+            unchanged: string[];
+        };
+        AlertSignal: {
+            name: string;
+            /** @description the module that offers it */
+            module: string;
+            description: string;
+            unit: string;
+            /** @description the first is the default */
+            aggregates: string[];
+            /** @description filter name → what it matches; `name.*` takes any suffix */
+            filters: {
+                [key: string]: string;
+            };
+            requiredFilters: string[];
+            /** @description what `by` may name */
+            dimensions: {
+                [key: string]: string;
+            };
+            /** @description its rules are evaluated right after an event that may change it commits, not only at their interval */
+            eventDriven: boolean;
+        };
+        AlertSilence: {
+            /** @description als_… */
+            id: string;
+            projectId: string;
+            ruleId: string | null;
+            series: string | null;
+            /**
+             * Format: date-time
+             * @description start
+             */
+            startsAt: string;
+            /**
+             * Format: date-time
+             * @description end
+             */
+            endsAt: string;
+            reason: string;
+            /** @description the access token that made it (pat id) */
+            createdBy: string;
+            /**
+             * Format: date-time
+             * @description created
+             */
+            createdAt: string;
+            /** @description now within [startsAt, endsAt) */
+            active: boolean;
+        };
+        AlertSilenceInput: {
+            projectId: string;
+            /** @description one rule (alr_…); null or absent: every rule of the project */
+            ruleId?: string | null;
+            /** @description one value of the rule’s dimension (a service, a group); null or absent: every series */
+            series?: string | null;
+            /**
+             * Format: date-time
+             * @description default now
+             */
+            startsAt?: string;
+            /**
+             * Format: date-time
+             * @description when the silence ends
+             */
+            endsAt: string;
+            reason: string;
+        };
+        AlertSilenceList: {
+            /** @description this page, newest first */
+            data: components["schemas"]["AlertSilence"][];
+            /** @description pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        AlertTargets: {
+            /** @default [] */
+            endpointIds: string[];
+            /**
+             * @description while firing, notify again this often; null: once per transition
+             * @default null
+             */
+            repeatIntervalSeconds: number | null;
+            /**
+             * @description also notify when the alert resolves
+             * @default true
+             */
+            sendResolved: boolean;
+        };
+        AlertTransition: {
+            /** @description alh_… */
+            id: string;
+            ruleId: string;
+            ruleName: string;
+            series: string;
+            /** @description ok → pending (the condition holds, for less than the pending period) → firing → resolved; error when the evaluation failed */
+            from: "ok" | "pending" | "firing" | "resolved" | "error";
+            /** @description ok → pending (the condition holds, for less than the pending period) → firing → resolved; error when the evaluation failed */
+            to: "ok" | "pending" | "firing" | "resolved" | "error";
+            severity: ("warning" | "critical") | null;
+            /** @description the value evaluated (null: no data) */
+            value: number | null;
+            /** @description the threshold it was compared with */
+            threshold: number | null;
+            /**
+             * Format: date-time
+             * @description the window’s start
+             */
+            windowFrom: string;
+            /**
+             * Format: date-time
+             * @description the window’s end
+             */
+            windowTo: string;
+            /**
+             * Format: date-time
+             * @description when the transition was recorded
+             */
+            at: string;
+            /** @description the silence that held the notification back */
+            silenceId: string | null;
+            /** @description the webhook message that carried the notification (msg_…, the receivers’ webhook-id); null when none was sent */
+            messageId: string | null;
+            /** @description the evaluation error, or why this was recorded (`repeat`, `too many series`) */
+            detail: string | null;
+        };
+        AlertTransitionList: {
+            /** @description this page, newest first */
+            data: components["schemas"]["AlertTransition"][];
+            /** @description pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
+        };
         /** @description An API key as listed: never its value or webhook secret. */
         ApiKey: {
             /** @description key_… */
@@ -2485,6 +2882,27 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {string} */
                     code?: "idempotency_key_in_flight";
+                };
+            };
+        };
+        /** @description The request conflicts with one in flight. */
+        ConflictRuleNameTaken: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Conflict",
+                 *       "status": 409,
+                 *       "detail": "rule_name_taken: the `detail` names the field or header at fault",
+                 *       "code": "rule_name_taken"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code?: "rule_name_taken";
                 };
             };
         };

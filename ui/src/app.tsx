@@ -20,6 +20,7 @@ import { ConfigsPage } from './pages/configs.tsx'
 import { RepositoryPage } from './pages/repository.tsx'
 import { ModuleEventsPage } from './pages/module-events.tsx'
 import { OverviewPage } from './pages/overview.tsx'
+import { AlertRulePage, AlertsPage } from './pages/alerts.tsx'
 import { navigationEntries, useModules } from './modules.tsx'
 import { useDocumentTitle } from './title.ts'
 
@@ -50,6 +51,8 @@ const ROUTES: [pattern: string, page: ComponentType<any>][] = [
   ['/p/:project/tenants/:tenant', TenantPage],
   ['/p/:project/video', VideoJobsPage],
   ['/p/:project/video/:job', VideoJobPage],
+  ['/p/:project/alerts', AlertsPage],
+  ['/p/:project/alerts/:rule', AlertRulePage],
 ]
 
 export function App() {

@@ -26,6 +26,7 @@ export const SECTIONS: { path: string; label: string; type?: string }[] = [
   { path: 'audit', label: 'Audit', type: 'audit' },
   { path: 'tenants', label: 'Tenants', type: 'tenant' },
   { path: 'video', label: 'Video jobs', type: 'video' },
+  { path: 'alerts', label: 'Alerts' },
   { path: 'keys', label: 'API keys' },
   { path: 'storage', label: 'Storage' },
 ]
