@@ -232,7 +232,16 @@ async function deliverableTargets(trx: Connection, rule: Rule): Promise<string[]
  */
 async function claimDueRules(ctx: PortalContext, now: number): Promise<Rule[]> {
   const db = alertDb(ctx.storage)
-  const due = await db.selectFrom('alert_rules').selectAll().where('enabled', '=', 1).where('next_evaluation_at', '<=', now).orderBy('next_evaluation_at').limit(RULES_PER_CLAIM).execute()
+  const due = await db
+    .selectFrom('alert_rules')
+    .selectAll()
+    .where('enabled', '=', 1)
+    .where('next_evaluation_at', '<=', now)
+    // a deleted project's rules stay with its rows (DESIGN: Projects), and rest
+    .where('project_id', 'in', db.selectFrom('projects').select('id').where('deleted_at', 'is', null))
+    .orderBy('next_evaluation_at')
+    .limit(RULES_PER_CLAIM)
+    .execute()
   const claimed: Rule[] = []
   for (const row of due) {
     const taken = await db

@@ -16,8 +16,16 @@ if (DIALECTS.includes('postgres')) {
     test('every transition is recorded once and its notification reaches the receiver exactly once (by webhook-id)', { timeout: 300_000 }, async () => {
       const database = await createTestDatabase('postgres', { migrated: true })
       const receiver = await startReceiver()
-      // Answers take a while, so that kills land while deliveries are in flight too.
-      receiver.answer('/alerts', (_call, response) => void setTimeout(() => response.writeHead(200).end(), 150))
+      // In a delivery round, the first call is held and every portal killed while it is: the attempt in flight dies
+      // with its sender, and another portal retries it once the lease runs out. Other calls take a while, so that
+      // kills of an evaluation round can land while deliveries are in flight too.
+      let onFirstCall: (() => void) | undefined
+      receiver.answer('/alerts', (_call, response) => {
+        const hold = onFirstCall
+        onFirstCall = undefined
+        if (hold) return hold()
+        setTimeout(() => response.writeHead(200).end(), 150)
+      })
       const env = { ...ENV, DATABASE_URL: database.url, PORTAL_DATA_DIR: database.dataDir }
       const portals: PortalProcess[] = []
       try {
@@ -47,17 +55,27 @@ if (DIALECTS.includes('postgres')) {
         for (let round = 0; round < ROUNDS; round++) {
           // Even rounds cross the threshold (3 logs > 2): firing; odd rounds raise it: resolved.
           const critical = round % 2 === 0 ? 2 : 1000
+          const duringDelivery = round % 2 === 1
+          const firstCall = new Promise<void>((resolve) => (onFirstCall = duringDelivery ? resolve : undefined))
           for (const [i, id] of rules.entries()) {
             const res = await client().request('PUT', `/api/alerts/rules/${id}`, { token: ADMIN, body: definition(i, critical) })
             assert.equal(res.status, 200, res.text)
             await client().request('POST', `/api/alerts/rules/${id}/evaluate`, { token: ADMIN })
           }
-          // Kill one instance while the rules are being evaluated or their notifications delivered, then bring it back.
-          const victim = round % INSTANCES
-          await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 400))
-          await killPortal(portals[victim])
-          kills++
-          portals[victim] = await spawnPortal(env, { timeoutMs: 120_000 })
+          if (duringDelivery) {
+            // every portal dies while the first notification of the round is at the receiver
+            await firstCall
+            for (const portal of portals) await killPortal(portal)
+            kills += INSTANCES
+            for (let i = 0; i < INSTANCES; i++) portals[i] = await spawnPortal(env, { timeoutMs: 120_000 })
+          } else {
+            // one portal dies while the rules are being evaluated, their claims taken
+            const victim = (round / 2) % INSTANCES
+            await new Promise((resolve) => setTimeout(resolve, Math.random() * 300))
+            await killPortal(portals[victim])
+            kills++
+            portals[victim] = await spawnPortal(env, { timeoutMs: 120_000 })
+          }
           const expected = round % 2 === 0 ? 'firing' : 'resolved'
           await eventually(
             async () => {
@@ -65,6 +83,7 @@ if (DIALECTS.includes('postgres')) {
               if (states.every((state) => state === expected)) return true
               // a claim lost with a killed instance is taken again at the next interval; asking again does it now
               for (const id of rules) await client().request('POST', `/api/alerts/rules/${id}/evaluate`, { token: ADMIN })
+              await new Promise((resolve) => setTimeout(resolve, 500))
               return undefined
             },
             60_000,
@@ -85,6 +104,7 @@ if (DIALECTS.includes('postgres')) {
         const deliveries = await readAll(client(), `/api/webhooks/deliveries?project_id=${project.id}`)
         assert.equal(deliveries.length, RULES * ROUNDS, 'one delivery per transition')
         const redelivered = receiver.callsTo('/alerts').length - received.size
+        assert.ok(redelivered >= 1, 'an attempt cut off by the kill was made again: the kills landed during delivery')
         console.log(`${kills} SIGKILLs; ${receiver.callsTo('/alerts').length} calls for ${received.size} notifications (${redelivered} retried after an interrupted attempt, same webhook-id)`)
       } finally {
         for (const portal of portals) await killPortal(portal)
