@@ -56,6 +56,11 @@ export async function seedShop(t: TestPortal): Promise<TestProject> {
     event('webhook', { destination: 'crm', url: 'https://crm.example/hooks', statusCode: 200, attempt: 2 }, ago(1)),
     event('audit', { actor: 'ana@shop.example', action: 'refund.issued', resource: 'order/1042', method: 'POST', path: '/admin/refunds', statusCode: 201 }, ago(3)),
   ])
+  const rule = await t.request('POST', '/api/alerts/rules', {
+    token: t.adminToken,
+    body: { projectId: project.id, name: 'billing errors', signal: 'logs.count', filters: { module: 'billing', level: 'error' }, windowSeconds: 3600, condition: { op: 'above', critical: 10, warning: 0 } },
+  })
+  if (rule.status !== 201) throw new Error(`alert rule: ${rule.status} ${rule.text}`)
   return project
 }
 
