@@ -203,7 +203,7 @@ for (const dialect of DIALECTS) {
       // Three bursts, hours apart: each fires, and resolves before the next.
       for (const hoursAgo of [5, 3, 1]) await ingest(t, project, errorLogs(4, new Date(now - hoursAgo * 3_600_000).toISOString()))
       const { projectId: _p, ...rule } = errorLogsRule(project.id, [], { intervalSeconds: 300 })
-      const preview = await t.request('POST', '/api/alerts/preview', { token: t.viewerToken, body: { projectId: project.id, rule, range: '24h' } })
+      const preview = await t.request('POST', '/api/alerts/preview', { token: t.adminToken, body: { projectId: project.id, rule, range: '24h' } })
       assert.equal(preview.status, 200, preview.text)
       assert.equal(preview.body.firings, 3)
       assert.equal(preview.body.stepSeconds, 300)

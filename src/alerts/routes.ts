@@ -366,7 +366,8 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = as
   app.post(
     '/api/alerts/preview',
     {
-      config: { access: 'read' },
+      // part of writing a rule; a viewer backtests stored rules (GET …/backtest)
+      config: { access: 'admin' },
       schema: {
         operationId: 'previewAlertRule',
         tags,

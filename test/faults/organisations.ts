@@ -41,6 +41,9 @@ export interface Organisation extends OrgTokens {
   fingerprints: [string, string]
   /** `project`'s number, which Sentry's DSN and paths name it by */
   projectNumber: string
+  /** an alert rule of `project`, and a silence of it */
+  ruleId: string
+  silenceId: string
 }
 
 /** A new organisation with an admin and a viewer token, made the operator's way: the CLI against the portal's database (`env` names it). */
@@ -76,6 +79,10 @@ export async function seedOrganisation(t: PortalClient, tokens: OrgTokens): Prom
     body: { projectId: project.id, eventType: 'seeded.event', payload: { seeded: true } },
   })
   assert.equal(delivered.status, 202, delivered.text)
+  const rule = await t.request('POST', '/api/alerts/rules', { token: tokens.adminToken, body: { projectId: project.id, ...ALERT_RULE } })
+  assert.equal(rule.status, 201, rule.text)
+  const silence = await t.request('POST', '/api/alerts/silences', { token: tokens.adminToken, body: { projectId: project.id, ruleId: rule.body.id, endsAt: new Date(Date.now() + 86_400_000).toISOString(), reason: 'seeded' } })
+  assert.equal(silence.status, 201, silence.text)
 
   return {
     ...tokens,
@@ -85,8 +92,12 @@ export async function seedOrganisation(t: PortalClient, tokens: OrgTokens): Prom
     deliveryId: delivered.body.deliveries[0].id,
     fingerprints: fingerprints as [string, string],
     projectNumber,
+    ruleId: rule.body.id,
+    silenceId: silence.body.id,
   }
 }
+
+const ALERT_RULE = { name: 'seeded rule', signal: 'logs.count', windowSeconds: 300, condition: { op: 'above', critical: 100 } }
 
 export interface Operation {
   method: string
@@ -135,6 +146,8 @@ const PATH_PARAMETERS: Record<string, (org: Organisation) => string> = {
   'label/{name}': () => 'level',
   'traces/{traceId}': () => 't1',
   'tag/{tagName}': () => 'service.name',
+  'rules/{id}': (org) => org.ruleId,
+  'silences/{id}': (org) => org.silenceId,
 }
 
 /** A parameter of a module's read named after a field of its events (`/api/flags/flags/{key}`, `?metric=`): the seeded example's value. */
@@ -197,6 +210,11 @@ export function validBodyOf(operation: Operation, org: Organisation): Record<str
     'POST /api/webhooks/deliver': () => ({ projectId: org.project.id, eventType: 'valid.event', payload: { valid: true } }),
     'POST /api/webhooks/endpoints/{id}/recover': () => ({ since: new Date(Date.now() - 3_600_000).toISOString() }),
     'PUT /api/projects/{id}/retention': () => ({ days: 30 }),
+    'POST /api/alerts/rules': () => ({ projectId: org.project.id, ...ALERT_RULE, name: 'another rule' }),
+    'PUT /api/alerts/rules/{id}': () => ALERT_RULE,
+    'POST /api/alerts/preview': () => ({ projectId: org.project.id, rule: ALERT_RULE }),
+    'POST /api/alerts/rules-import': () => ({ projectId: org.project.id, version: 1, rules: [ALERT_RULE] }),
+    'POST /api/alerts/silences': () => ({ projectId: org.project.id, endsAt: new Date(Date.now() + 3_600_000).toISOString(), reason: 'valid' }),
     'POST /api/otlp/v1/traces': () => ({ resourceSpans: [] }),
     'POST /api/otlp/v1/logs': () => ({ resourceLogs: [] }),
     'POST /api/otlp/v1/metrics': () => ({ resourceMetrics: [] }),
