@@ -275,6 +275,29 @@ for (const dialect of DIALECTS) {
       assert.match(discordBody.embeds[0].description, /• payment failed/)
     })
 
+    test('windows of whole hours count from the hourly summaries and their partial hours from the events, alike', async () => {
+      const project = await createProject(t)
+      const ago = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString()
+      await ingest(t, project, [
+        event('config', { path: 'deploy/values.yaml', actor: 'ana' }, ago(150)),
+        event('config', { path: 'deploy/values.yaml', actor: 'bo' }, ago(130)),
+        event('config', { path: 'feature/limits.json', actor: 'ana' }, ago(10)),
+        event('config', { path: 'deploy/values.yaml', actor: 'ana' }, ago(200)),
+        event('log', { message: 'a', level: 'error' }, ago(150)),
+        event('log', { message: 'b', level: 'error' }, ago(70)),
+        event('log', { message: 'c', level: 'error' }, ago(5)),
+        event('log', { message: 'd', level: 'info' }, ago(5)),
+        event('log', { message: 'e', level: 'error' }, ago(200)),
+      ])
+      const configs = await createRule({ projectId: project.id, name: 'config churn', signal: 'configs.changed', by: 'path', windowSeconds: 3 * 3600, intervalSeconds: 3600, condition: { op: 'above', critical: 0 } })
+      const logs = await createRule({ projectId: project.id, name: 'errors, 3 h', signal: 'logs.count', filters: { level: 'error' }, windowSeconds: 3 * 3600, intervalSeconds: 3600, condition: { op: 'above', critical: 0 } })
+      const byActor = await createRule({ projectId: project.id, name: 'ana’s changes', signal: 'configs.changed', filters: { actor: 'ana' }, windowSeconds: 3 * 3600, intervalSeconds: 3600, condition: { op: 'above', critical: 0 } })
+      const fired = async (ruleId: string, transitions: number) => Object.fromEntries((await history(project, ruleId, transitions)).map((row: any) => [row.series, row.value]))
+      assert.deepEqual(await fired(configs.id, 2), { 'deploy/values.yaml': 2, 'feature/limits.json': 1 })
+      assert.deepEqual(await fired(logs.id, 1), { '': 3 })
+      assert.deepEqual(await fired(byActor.id, 1), { '': 2 })
+    })
+
     test('alert history expires after RETENTION_DAYS_ALERTS', async () => {
       const project = await createProject(t)
       const rule = await createRule(errorLogsRule(project.id, []))

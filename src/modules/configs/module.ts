@@ -4,6 +4,7 @@ import { ConfigPayload, configExamples } from './payload.ts'
 import { configMigrations } from './migrations.ts'
 import { configReads } from './reads.ts'
 import { configSignals } from './signals.ts'
+import { configPathSummary } from './summaries.ts'
 
 export const configsModule = defineModule({
   type: 'config',
@@ -20,7 +21,7 @@ export const configsModule = defineModule({
     actor: columnEquals('actor', Type.String()),
   },
   summaries: {
-    paths: { table: 'config_path_summary', columns: ['path'], hours: 'config_path_hours' },
+    paths: configPathSummary,
   },
   retention: { expiring: [{ table: 'config_path_hours', timeColumn: 'hour', key: ['project_id', 'hour', 'group_key'] }] },
   signals: configSignals,
