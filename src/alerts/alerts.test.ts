@@ -3,6 +3,7 @@ import assert from 'node:assert/strict'
 import { sql } from 'kysely'
 import { createProject, DIALECTS, event, ingest, readAll, startTestPortal, type TestPortal, type TestProject } from '../../test/support/portal.ts'
 import { createEndpoint } from '../../test/webhooks/api.ts'
+import { modules } from '../modules/registry.ts'
 import { eventually, startReceiver, verifyCall, type Receiver } from '../../test/webhooks/receiver.ts'
 
 const WEBHOOKS = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_RETRY_SCHEDULE: '0.1', PUBLIC_URL: 'https://observe.example.com' }
@@ -296,6 +297,55 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await fired(configs.id, 2), { 'deploy/values.yaml': 2, 'feature/limits.json': 1 })
       assert.deepEqual(await fired(logs.id, 1), { '': 3 })
       assert.deepEqual(await fired(byActor.id, 1), { '': 2 })
+    })
+
+    test('every signal evaluates on this store, split by each of its dimensions, with the values its events give', async () => {
+      const project = await createProject(t)
+      const failing = await createEndpoint(t, project.id, receiver.url('/fail/signals'), { eventTypes: ['nothing.here'] })
+      await t.request('POST', '/api/webhooks/deliver', { token: t.adminToken, body: { projectId: project.id, eventType: 'probe', payload: {}, endpointIds: [failing.id] } })
+      await eventually(async () => ((await readAll(t, `/api/webhooks/deliveries?project_id=${project.id}&status=failed`)).length === 1 ? true : undefined), 10_000, 'the failed delivery')
+      const ingested = await ingest(t, project, [
+        ...modules.map((module) => event(module.type, module.examples.valid)),
+        event('deploy', { service: 'api', environment: 'production', status: 'FAILED', version: '2.0' }),
+        event('video', { jobId: 'job-9', status: 'failed' }),
+        event('cost', { amount: 40, currency: 'USD', service: 'db' }),
+        event('trace', { traceId: 't9', spanId: 's9', serviceName: 'api', name: 'GET /', durationMs: 900, status: { code: 'error' } }),
+        event('feature_flag', { key: 'dark-mode', enabled: true, actor: 'ana' }),
+        event('audit', { actor: 'ana', action: 'project.deleted', resource: 'prj_x' }),
+      ])
+      assert.equal(ingested.status, 200, ingested.text)
+      const captured = await t.request('POST', '/api/errors/capture', { token: project.key, body: { name: 'RangeError', message: 'basket size out of range', environment: 'production', user: { id: 'u1' } } })
+      assert.equal(captured.status, 201, captured.text)
+      const signals = (await t.request('GET', '/api/alerts/signals', { token: t.viewerToken })).body.data
+      const created: { id: string; signal: string; by: string | null }[] = []
+      for (const signal of signals) {
+        const filters = Object.fromEntries((signal.requiredFilters as string[]).map((name) => [name, 'USD']))
+        for (const by of [null, ...Object.keys(signal.dimensions)]) {
+          for (const aggregate of by === null ? signal.aggregates : [signal.aggregates[0]]) {
+            const rule = await createRule({ projectId: project.id, name: `${signal.name} ${aggregate} by ${by}`, signal: signal.name, filters, aggregate, by, windowSeconds: 600, intervalSeconds: 3600, condition: { op: 'above', critical: -1 } })
+            created.push({ id: rule.id, signal: signal.name, by })
+          }
+        }
+      }
+      await eventually(async () => ((await readAll(t, `/api/alerts/rules?project_id=${project.id}`)).every((rule) => rule.lastEvaluatedAt !== null) ? true : undefined), 30_000, 'every rule evaluated')
+      const history = await readAll(t, `/api/alerts/history?project_id=${project.id}`)
+      assert.deepEqual(history.filter((row) => row.to === 'error').map((row) => `${row.ruleName}: ${row.detail}`), [], 'no signal failed to read')
+      const valueOf = (name: string) => history.find((row) => row.ruleName === name)?.value
+      assert.equal(valueOf('deploys.failed count by null'), 1)
+      assert.equal(valueOf('video.failed_jobs count by null'), 1)
+      // the module's example names a past period: only this month's spend counts
+      assert.equal(valueOf('costs.spend sum by null'), 40)
+      assert.equal(valueOf('traces.duration max by null'), 900)
+      assert.equal(valueOf('traces.error_rate rate by null'), 50)
+      assert.equal(valueOf('webhooks.failure_rate rate by null'), 100)
+      assert.equal(valueOf('errors.users count_unique by null'), 1)
+      assert.equal(valueOf('errors.new_group count by null'), 2)
+      assert.equal(valueOf('audit.actions count by null') !== undefined, true)
+      assert.ok(history.some((row) => row.ruleName === 'deploys.failed count by service' && row.series === 'api'))
+      const evaluated = new Set(history.map((row) => row.ruleId))
+      const silent = created.filter((rule) => !evaluated.has(rule.id)).map((rule) => `${rule.signal} by ${rule.by}`)
+      // a series fires wherever the signal found data: only splits by a field no seeded event has stay quiet
+      assert.ok(silent.length < created.length / 3, `no value from ${silent.join(', ')}`)
     })
 
     test('alert history expires after RETENTION_DAYS_ALERTS', async () => {

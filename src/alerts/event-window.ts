@@ -53,7 +53,7 @@ export async function countWindowEvents(ctx: PortalContext, spec: EventWindow, q
   const dimension = spec.dimensions[query.by](store)
   const found = await rows
     .select((eb) => [eb.fn.coalesce(eb.cast(dimension, 'text'), sql.lit(NO_VALUE_SERIES)).as('series'), eb.fn.countAll().as('value')])
-    .groupBy(dimension as never)
+    .groupBy('series')
     .execute()
   return (found as { series: unknown; value: unknown }[]).map((row) => ({ series: String(row.series), value: Number(row.value) }))
 }

@@ -256,7 +256,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = as
         await replaceRule(trx, row)
         await recordManagementAction(trx, ctx, rule.projectId, principal, 'alert.rule.updated', rule.id, { name: definition.name })
       })
-      return view(ruleOf(row, ctx.storage.parseJson))
+      return view(await findRule(principal.orgId, rule.id))
     },
   )
 
@@ -380,7 +380,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = as
     async (request) => {
       const { projectId, rule: input, range = '24h' } = request.body
       await findProject(ctx.storage.db, accessPrincipal(request).orgId, projectId)
-      const rule: Rule = { ...normalizeRule(input, 'body.rule'), id: 'preview', projectId, createdAt: 0, updatedAt: 0 }
+      const rule: Rule = { ...normalizeRule(input, 'body.rule'), id: 'preview', projectId, createdAt: 0, updatedAt: 0, evaluatedThrough: 0 }
       return backtestView(rule, await backtest(ctx, rule, range as BacktestRange))
     },
   )

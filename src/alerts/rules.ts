@@ -27,9 +27,11 @@ export interface Rule {
   enabled: boolean
   createdAt: number
   updatedAt: number
+  /** the end of the latest window applied; 0 before the first */
+  evaluatedThrough: number
 }
 
-export type RuleDefinition = Omit<Rule, 'id' | 'projectId' | 'createdAt' | 'updatedAt'>
+export type RuleDefinition = Omit<Rule, 'id' | 'projectId' | 'createdAt' | 'updatedAt' | 'evaluatedThrough'>
 
 const bad = (field: string, problem: string) => new ProblemError(400, 'invalid_request', `${field}: ${problem}`)
 
@@ -99,7 +101,17 @@ type RuleRow = AlertTables['alert_rules']
 
 export function ruleOf(row: RuleRow, parseJson: Storage['parseJson']): Rule {
   const definition = parseJson<RuleDefinition>(row.definition)
-  return { ...definition, id: row.id, projectId: row.project_id, name: row.name, signal: row.signal, enabled: row.enabled === 1, createdAt: Number(row.created_at), updatedAt: Number(row.updated_at) }
+  return {
+    ...definition,
+    id: row.id,
+    projectId: row.project_id,
+    name: row.name,
+    signal: row.signal,
+    enabled: row.enabled === 1,
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+    evaluatedThrough: Number(row.evaluated_through),
+  }
 }
 
 export function ruleRow(id: string, projectId: string, definition: RuleDefinition, now: number, createdAt = now): RuleRow {
@@ -137,7 +149,7 @@ export async function ruleViews(storage: Storage, rules: Rule[]) {
   const live = new Set(
     targeted.length === 0 ? [] : (await webhookDb(storage).selectFrom('webhook_endpoints').select('id').where('id', 'in', targeted).where('deleted_at', 'is', null).execute()).map((row) => row.id),
   )
-  return rules.map((rule) => {
+  return rules.map(({ evaluatedThrough, ...rule }) => {
     const own = instances.filter((instance) => instance.rule_id === rule.id)
     const state = own.reduce<AlertState>((worst, instance) => (STATE_WEIGHT[instance.state] > STATE_WEIGHT[worst] ? instance.state : worst), 'ok')
     return {
@@ -147,6 +159,7 @@ export async function ruleViews(storage: Storage, rules: Rule[]) {
       firing: own.filter((instance) => instance.state === 'firing').length,
       createdAt: isoTime(rule.createdAt)!,
       updatedAt: isoTime(rule.updatedAt)!,
+      lastEvaluatedAt: evaluatedThrough === 0 ? null : isoTime(evaluatedThrough),
     }
   })
 }

@@ -81,6 +81,7 @@ export const AlertRule = named(
     brokenTargets: Type.Array(Type.String(), { description: 'targets that no longer exist (deleted endpoints): nothing is sent to them' }),
     state: AlertStateSchema,
     firing: Type.Integer({ description: 'instances firing now' }),
+    lastEvaluatedAt: Type.Union([Time('the end of the latest window evaluated and applied'), Type.Null()]),
     createdAt: Time('created'),
     updatedAt: Time('last changed'),
   }),

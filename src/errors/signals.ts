@@ -51,7 +51,7 @@ async function usersAffected(ctx: PortalContext, query: SignalQuery) {
   const found = await rows
     .where(user as never, 'is not', null)
     .select((eb) => [eb.fn.coalesce(eb.cast(series, 'text'), sql.lit(NO_VALUE_SERIES)).as('series'), sql<number>`count(distinct ${user})`.as('value')])
-    .groupBy(series as never)
+    .groupBy('series')
     .execute()
   const values = (found as { series: unknown; value: unknown }[]).map((row) => ({ series: String(row.series), value: Number(row.value) }))
   return query.by === undefined && values.length === 0 ? [{ series: '', value: 0 }] : values

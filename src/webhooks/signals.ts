@@ -18,7 +18,7 @@ async function failureRate(ctx: PortalContext, query: SignalQuery): Promise<Seri
   const series = query.by === undefined ? sql.lit('') : sql.ref('endpoint_id')
   const found = await attempts
     .select((eb) => [eb.cast(series, 'text').as('series'), eb.fn.countAll().as('attempts'), sql<number>`sum(case when status = 'succeeded' then 0 else 1 end)`.as('failed')])
-    .groupBy(series as never)
+    .groupBy('series')
     .execute()
   return found.map((row) => ({ series: String(row.series), value: (100 * Number(row.failed ?? 0)) / Number(row.attempts) }))
 }
@@ -28,7 +28,7 @@ async function oldestPending(ctx: PortalContext, query: SignalQuery): Promise<Se
   let pending = webhookDb(ctx.storage).selectFrom('webhook_deliveries').where('project_id', '=', query.projectId).where('status', '=', 'pending')
   if (query.filters.endpoint !== undefined) pending = pending.where('endpoint_id', '=', query.filters.endpoint)
   const series = query.by === undefined ? sql.lit('') : sql.ref('endpoint_id')
-  const found = await pending.select((eb) => [eb.cast(series, 'text').as('series'), eb.fn.min('created_at').as('oldest')]).groupBy(series as never).execute()
+  const found = await pending.select((eb) => [eb.cast(series, 'text').as('series'), eb.fn.min('created_at').as('oldest')]).groupBy('series').execute()
   return found.map((row) => ({ series: String(row.series), value: Math.max(0, (query.toMs - Number(row.oldest)) / 1000) }))
 }
 

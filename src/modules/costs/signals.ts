@@ -25,7 +25,7 @@ async function periodSpend(ctx: PortalContext, query: SignalQuery): Promise<Seri
   const month = monthOf(query.toMs)
   const { rows, store } = windowEvents(ctx, { ...COST_WINDOW, where: (q) => q.where('period', '=', month.period) }, { ...query, fromMs: month.start - 31 * 86_400_000, toMs: month.end + 31 * 86_400_000 })
   const series = query.by === undefined ? sql.lit('') : COST_WINDOW.dimensions[query.by](store)
-  const found = await rows.select((eb) => [eb.fn.coalesce(eb.cast(series, 'text'), sql.lit(NO_VALUE_SERIES)).as('series'), eb.fn.sum('amount').as('value')]).groupBy(series as never).execute()
+  const found = await rows.select((eb) => [eb.fn.coalesce(eb.cast(series, 'text'), sql.lit(NO_VALUE_SERIES)).as('series'), eb.fn.sum('amount').as('value')]).groupBy('series').execute()
   const elapsed = Math.min(1, Math.max(1 / (month.end - month.start), (query.toMs - month.start) / (month.end - month.start)))
   return (found as { series: unknown; value: unknown }[]).map((row) => ({ series: String(row.series), value: query.aggregate === 'forecast' ? Number(row.value) / elapsed : Number(row.value) }))
 }

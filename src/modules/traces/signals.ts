@@ -30,7 +30,7 @@ async function errorRate(ctx: PortalContext, query: SignalQuery): Promise<Series
       eb.fn.countAll().as('spans'),
       sql<number>`sum(case when ${failedSpan(store)} then 1 else 0 end)`.as('failed'),
     ])
-    .groupBy(series as never)
+    .groupBy('series')
     .execute()
   return (found as { series: unknown; spans: unknown; failed: unknown }[]).map((row) => ({ series: String(row.series), value: (100 * Number(row.failed ?? 0)) / Number(row.spans) }))
 }
