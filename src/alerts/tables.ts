@@ -1,8 +1,6 @@
 import type { Kysely } from 'kysely'
 import type { Storage } from '../storage/storage.ts'
-import type { Database } from '../storage/tables.ts'
-import type { Connection } from '../storage/tables.ts'
-import { tablesOf } from '../storage/tables.ts'
+import { tablesOf, type Connection, type Database } from '../storage/tables.ts'
 
 /** ok → pending → firing → resolved, and error when the evaluation failed (docs/alerts.md). */
 export type AlertState = 'ok' | 'pending' | 'firing' | 'resolved' | 'error'

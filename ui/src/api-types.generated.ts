@@ -149,6 +149,7 @@ export interface components {
             state: "ok" | "pending" | "firing" | "resolved" | "error";
             /** @description instances firing now */
             firing: number;
+            lastEvaluatedAt: string | null;
             /**
              * Format: date-time
              * @description created
