@@ -82,7 +82,8 @@ export function AlertRulePage({ project, rule: id }: { project: string; rule: st
     <section>
       <h1>{rule.data.name}</h1>
       <p>
-        <State state={rule.data.state} /> <code>{rule.data.signal}</code> {rule.data.description}
+        <State state={rule.data.state} /> <code>{rule.data.signal}</code> {rule.data.description}{' '}
+        <span class="muted">{rule.data.lastEvaluatedAt ? <>last evaluated <Time iso={rule.data.lastEvaluatedAt} /></> : 'not evaluated yet'}</span>
       </p>
       {rule.data.brokenTargets.length > 0 && <p role="alert" class="error">Broken targets (deleted endpoints): {rule.data.brokenTargets.join(', ')}</p>}
       <h2>Instances</h2>
