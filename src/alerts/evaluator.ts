@@ -12,8 +12,8 @@ import { NEW_INSTANCE, nextStep, type InstanceState, type Step } from './state-m
 import { alertDb, type AlertTables } from './tables.ts'
 
 /** Instances one rule keeps at most; past this, one `too many series` instance fires instead of a flood. */
-export const MAX_SERIES = 100
-export const TOO_MANY_SERIES = '(too many series)'
+const MAX_SERIES = 100
+const TOO_MANY_SERIES = '(too many series)'
 /** How often a portal looks for due rules and for events that trigger rules at once. */
 const TICK_MS = 250
 const RULES_PER_CLAIM = 32

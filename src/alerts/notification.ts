@@ -7,7 +7,7 @@ import type { AlertState } from './tables.ts'
 export type AlertEventType = 'alert.firing' | 'alert.resolved' | 'alert.error'
 
 /** The UI view of the window with the rule's filters: its module's page of the project (PUBLIC_URL; none without it). */
-export function windowLink(config: Pick<Config, 'publicUrl'>, rule: Rule, signal: AlertSignal, series: string, windowFrom: number, windowTo: number): string | null {
+function windowLink(config: Pick<Config, 'publicUrl'>, rule: Rule, signal: AlertSignal, series: string, windowFrom: number, windowTo: number): string | null {
   if (config.publicUrl === undefined) return null
   const query = new URLSearchParams({ from: new Date(windowFrom).toISOString(), to: new Date(windowTo).toISOString(), ...rule.filters })
   if (rule.by !== null && series !== '') query.set(rule.by, series)
@@ -17,7 +17,7 @@ export function windowLink(config: Pick<Config, 'publicUrl'>, rule: Rule, signal
 const formatted = (value: number | null) => (value === null ? 'no data' : String(Math.round(value * 1000) / 1000))
 
 /** The one line a person reads first: `[FIRING critical] 5xx rate (service=api): 12.5 % above 5 over 5 min`. */
-export function headlineOf(rule: Rule, signal: AlertSignal, step: Pick<Step, 'to' | 'severity' | 'threshold' | 'notify'>, series: string, value: number | null, error: string | null): string {
+function headlineOf(rule: Rule, signal: AlertSignal, step: Pick<Step, 'to' | 'severity' | 'threshold' | 'notify'>, series: string, value: number | null, error: string | null): string {
   const where = series === '' ? '' : ` (${rule.by}=${series})`
   if (error !== null) return `[ERROR] ${rule.name}${where}: the evaluation failed: ${error}`
   const unit = rule.condition.compareTo === 'value' ? ` ${signal.unit}` : ` % change vs the ${rule.condition.compareTo === 'day_before' ? 'day' : 'week'} before`

@@ -85,7 +85,7 @@ export async function checkTargets(db: Connection, projectId: string, definition
   if (missing >= 0) throw bad(`${at}.targets.endpointIds.${missing}`, `no endpoint ${ids[missing]} in project ${projectId}`)
 }
 
-export async function liveEndpointIds(db: Connection, projectId: string, ids: string[]): Promise<string[]> {
+async function liveEndpointIds(db: Connection, projectId: string, ids: string[]): Promise<string[]> {
   if (ids.length === 0) return []
   const rows = await tablesOf<WebhookTables>(db)
     .selectFrom('webhook_endpoints')
