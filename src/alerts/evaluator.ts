@@ -66,7 +66,7 @@ export async function evaluateRule(ctx: PortalContext, rule: Rule, at: number): 
   const signal = signalOf(rule)
   const outcome: Outcome = { windowFrom: at - rule.windowSeconds * 1000, windowTo: at, values: new Map(), tooMany: null, contributors: new Map(), error: null }
   try {
-    const known = (await alertDb(ctx.storage).selectFrom('alert_instances').select(['series', 'state', 'severity', 'since', 'last_notified_at']).where('rule_id', '=', rule.id).execute())
+    const known = await alertDb(ctx.storage).selectFrom('alert_instances').select(['series', 'state', 'severity', 'since', 'last_notified_at']).where('rule_id', '=', rule.id).execute()
     const judged = valuesToJudge(rule, signal, await seriesValues(ctx, rule, at), known.map((row) => row.series))
     outcome.values = judged.values
     outcome.tooMany = judged.tooMany
@@ -74,7 +74,9 @@ export async function evaluateRule(ctx: PortalContext, rule: Rule, at: number): 
     const states = new Map(known.map((row) => [row.series, instanceOf(row)]))
     if (signal.contributors) {
       for (const [series, value] of judged.values) {
+        if (judged.tooMany !== null && !states.has(series)) continue
         const step = nextStep(rule, states.get(series) ?? NEW_INSTANCE, value, at)
+        // Contributors help a reader; a failure to read them must not hold the notification back.
         if (step?.notify === 'firing' || step?.notify === 'repeat') outcome.contributors.set(series, await signal.contributors(ctx, signalQuery(rule, outcome), series).catch(() => []))
       }
     }
