@@ -88,7 +88,8 @@ function userTag(value: unknown): Record<string, string> {
   if (!isObject(value)) return {}
   for (const [field, prefix] of [['id', 'id'], ['email', 'email'], ['ip_address', 'ip']] as const) {
     const raw = value[field]
-    if ((typeof raw === 'string' && raw !== '') || typeof raw === 'number') return { user: `${prefix}:${String(raw).slice(0, MAX_TAG_VALUE)}` }
+    // `{{auto}}` asks Sentry's server to fill in the sender's address: not a user of its own.
+    if ((typeof raw === 'string' && raw !== '' && raw !== '{{auto}}') || typeof raw === 'number') return { user: `${prefix}:${String(raw).slice(0, MAX_TAG_VALUE)}` }
   }
   return {}
 }
