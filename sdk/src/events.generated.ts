@@ -84,6 +84,14 @@ export interface ErrorData {
   request?: Record<string, unknown>
   /** overrides grouping, as a capture’s and Sentry’s `fingerprint`: occurrences with the same array share a group; `{{ default }}` stands for the computed fingerprint */
   fingerprint?: string[]
+  /** what happened before it, oldest first; the newest 100 are kept */
+  breadcrumbs?: ({ timestamp?: string; type?: string; category?: string; level?: string; message?: string; data?: Record<string, unknown>; [field: string]: unknown })[]
+  /** tags (text, number or boolean values), counted per group as facets */
+  tags?: Record<string, unknown>
+  /** who it affected: `id`, `email` or `ip_address` counts towards the group’s users affected */
+  user?: Record<string, unknown>
+  /** set by the Sentry (`sentry`) and OTLP (`opentelemetry`) receivers: one exception both report for the same trace and span is stored once */
+  reportedBy?: string
   /** fields the schema does not name are stored as sent */
   [field: string]: unknown
 }
@@ -136,6 +144,38 @@ export interface RepositoryData {
   /** commit SHA */
   commit?: string
   author?: string
+  /** fields the schema does not name are stored as sent */
+  [field: string]: unknown
+}
+
+/** `data` of `session` events (sessions module, read at /api/modules/sessions). Either sessionId and status (one session’s update) or counts (exited, errored, abnormal, crashed) of sessions that started in one bucket. */
+export interface SessionData {
+  /** the release the session ran */
+  release: string
+  /** production, staging, … */
+  environment?: string
+  /** when the session started (an aggregate: its bucket’s start); format date-time. */
+  started: string
+  /** the user: counted for crash-free users and adoption */
+  distinctId?: string
+  /** one session’s id (`sid`): its updates count as one session, in the worst state it reported */
+  sessionId?: string
+  /** required with sessionId: ok (running), exited, errored, abnormal or crashed */
+  status?: "ok" | "exited" | "errored" | "abnormal" | "crashed"
+  /** errors seen in the session; above 0 it counts as errored; an integer, at least 0. */
+  errors?: number
+  /** the session’s first update */
+  init?: boolean
+  /** seconds; at least 0. */
+  duration?: number
+  /** aggregate: sessions that ended normally; an integer, at least 0. */
+  exited?: number
+  /** aggregate: sessions that ended with a handled error; an integer, at least 0. */
+  errored?: number
+  /** aggregate: sessions that ended abruptly without a crash; an integer, at least 0. */
+  abnormal?: number
+  /** aggregate: sessions that crashed; an integer, at least 0. */
+  crashed?: number
   /** fields the schema does not name are stored as sent */
   [field: string]: unknown
 }
@@ -205,6 +245,7 @@ export interface EventDataByType {
   log: LogData
   performance: PerformanceData
   repository: RepositoryData
+  session: SessionData
   tenant: TenantData
   trace: TraceData
   video: VideoData
@@ -249,6 +290,10 @@ export abstract class EventMethods {
   /** Queues an event of type `repository` for the next batch. */
   repository(data: RepositoryData, options?: EventOptions): void {
     this.send({ type: 'repository', data, ts: options?.ts })
+  }
+  /** Queues an event of type `session` for the next batch. */
+  session(data: SessionData, options?: EventOptions): void {
+    this.send({ type: 'session', data, ts: options?.ts })
   }
   /** Queues an event of type `tenant` for the next batch. */
   tenant(data: TenantData, options?: EventOptions): void {

@@ -7,6 +7,7 @@ import type { StoredEvent } from '../modules/module.ts'
 import { computeGrouping } from './fingerprint.ts'
 import type { Occurrence } from './group-store.ts'
 import { ErrorFrame, type ErrorPayload } from './payload.ts'
+import { Breadcrumbs, occurrenceContext } from './occurrence-context.ts'
 import { isInApp, parseStackTrace, type Frame } from './stack-trace.ts'
 
 const Label = (description: string) => Type.Optional(Type.String({ minLength: 1, maxLength: 256, description }))
@@ -39,6 +40,9 @@ export const CaptureBody = named('CaptureRequest', Type.Object(
         description: 'overrides grouping: occurrences with the same array share a group; `{{ default }}` stands for the computed fingerprint',
       }),
     ),
+    breadcrumbs: Type.Optional(Breadcrumbs),
+    tags: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'counted per group as facets (keys up to 32 characters, text values up to 200); kept in `metadata.tags`' })),
+    user: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'who it affected: `id`, `email` or `ip_address` counts towards the group’s users affected; kept in `metadata.user`' })),
   },
   {
     additionalProperties: true,
@@ -65,8 +69,8 @@ export const CaptureResponse = named('CaptureResponse', Type.Object({
   isNewGroup: Type.Boolean({ description: 'true when this occurrence opened its group' }),
 }, { description: 'The occurrence recorded and the group it joined.' }))
 
-const CAPTURE_FIELDS = new Set(Object.keys(CaptureBody.properties))
-const EVENT_FIELDS = new Set(['name', 'message', 'release', 'environment', 'service', 'stack', 'frames', 'request', 'fingerprint'])
+const CAPTURE_FIELDS = new Set(Object.keys(CaptureBody.properties).filter((field) => field !== 'tags' && field !== 'user'))
+const EVENT_FIELDS = new Set(['name', 'message', 'release', 'environment', 'service', 'stack', 'frames', 'request', 'fingerprint', 'breadcrumbs'])
 const MAX_DEPTH = 32
 const SECRET_HEADERS = /^(authorization|proxy-authorization|cookie|set-cookie|x-api-key|x-auth-token)$/i
 
@@ -88,6 +92,7 @@ export function occurrenceFromCapture(projectId: string, body: CaptureBody, rece
     service: body.service ?? null,
     request: body.request ? withoutSecretHeaders(body.request) : null,
     metadata: fieldsOutside(body, CAPTURE_FIELDS),
+    ...occurrenceContext(body),
     grouping: computeGrouping(projectId, {
       name: body.name,
       message: body.message,
@@ -124,6 +129,7 @@ export function occurrenceFromEvent(event: StoredEvent<Static<typeof ErrorPayloa
     service: label('service'),
     request: request && withoutSecretHeaders(request),
     metadata: fieldsOutside(data, EVENT_FIELDS),
+    ...occurrenceContext(data),
     grouping: computeGrouping(event.projectId, { name, message, frames: frames ?? (stack ? parseStackTrace(stack) : []), override: data.fingerprint as string[] | undefined }),
   }
 }

@@ -11,6 +11,7 @@ import type { PortalContext } from '../context.ts'
 import { foldProjectCounts, OCCURRENCES_KEPT_PER_GROUP, TAG_KEYS } from './group-store.ts'
 import { errorDb, type ErrorDb, type ErrorTables, type GroupRow, type GroupStatus } from './tables.ts'
 import { parseStackTrace, type Frame } from './stack-trace.ts'
+import { Breadcrumb, BREADCRUMBS_KEPT, tagKeyShown, type Breadcrumb as BreadcrumbValue } from './occurrence-context.ts'
 
 const RECENT_OCCURRENCES = 20
 const DAYS_SHOWN = 14
@@ -45,6 +46,7 @@ export const ErrorGroup = named('ErrorGroup', Type.Object({
   countsPerDay: Type.Array(Type.Object({ date: Type.String({ format: 'date' }), count: Type.Integer() }), {
     description: `occurrences per UTC day over the last ${DAYS_SHOWN} days, oldest first, today included`,
   }),
+  usersAffected: Type.Integer({ description: 'distinct users its occurrences named (`user.id`, else `user.email`, else `user.ip_address`), exact' }),
 }, { description: 'Occurrences that share a fingerprint: one problem to triage.' }))
 
 const OccurrenceFrame = named('StackFrame', Type.Object({
@@ -72,6 +74,8 @@ export const ErrorOccurrence = named('ErrorOccurrence', Type.Object({
   metadata: Type.Record(Type.String(), Type.Unknown(), { description: 'the capture’s fields beyond the known ones' }),
   traceId: Nullable(Type.String({ description: 'the trace it happened in: `metadata.traceId` (set by OpenTelemetry, Sentry SDKs, or a capture’s `traceId`)' })),
   spanId: Nullable(Type.String({ description: 'the span it happened in: `metadata.spanId`' })),
+  breadcrumbs: Type.Array(Breadcrumb, { description: `what happened before it, oldest first (the newest ${BREADCRUMBS_KEPT} sent)` }),
+  reportedBy: Type.Array(Type.String(), { description: 'the receivers that reported it (`sentry`, `opentelemetry`): both when one exception reported twice for its span was stored once' }),
 }, { description: 'One captured exception.' }))
 
 const TagCount = Type.Object({ value: Type.String(), count: Type.Integer({ description: 'occurrences that named it, exact' }), firstSeen: Time, lastSeen: Time })
@@ -219,11 +223,13 @@ export async function describeGroups(db: ErrorDb, rows: GroupRow[], now = Date.n
     .selectFrom('error_fingerprint_tags')
     .select((eb) => ['group_id', 'key', 'value', eb.fn.min('first_seen').as('first_seen'), eb.fn.max('last_seen').as('last_seen')])
     .where('group_id', 'in', ids)
+    .where('key', 'in', TAG_KEYS)
     .groupBy(['group_id', 'key', 'value'])
     .orderBy('first_seen')
     .orderBy('value')
     .execute()
   const fingerprints = await groupFingerprints(db, ids)
+  const users = await usersAffected(db, ids)
   return rows.map((row) => {
     const own = tags.filter((tag) => tag.group_id === row.id)
     const values = (key: string) => own.filter((tag) => tag.key === key)
@@ -249,8 +255,24 @@ export async function describeGroups(db: ErrorDb, rows: GroupRow[], now = Date.n
         const day = today - DAYS_SHOWN + 1 + index
         return { date: new Date(day * DAY_MS).toISOString().slice(0, 10), count: countOn.get(`${row.id} ${day}`) ?? 0 }
       }),
+      usersAffected: users.get(row.id) ?? 0,
     }
   })
+}
+
+/**
+ * Distinct users per group: the `user` values of its tag rows, kept as occurrences are folded in, so a
+ * read counts index entries (group_id, key, value) rather than occurrences.
+ */
+async function usersAffected(db: ErrorDb, groupIds: string[]): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom('error_fingerprint_tags')
+    .select((eb) => ['group_id', eb.fn.count('value').distinct().as('users')])
+    .where('group_id', 'in', groupIds)
+    .where('key', '=', 'user')
+    .groupBy('group_id')
+    .execute()
+  return new Map(rows.map((row) => [row.group_id, Number(row.users)]))
 }
 
 /** The fingerprints of groups with their totals (summed over their days), the oldest first. */
@@ -282,6 +304,7 @@ export async function groupDetail(db: ErrorDb, storage: Storage, row: GroupRow):
     .selectFrom('error_fingerprint_tags')
     .select((eb) => ['key', 'value', eb.fn.sum('count').as('count'), eb.fn.min('first_seen').as('first_seen'), eb.fn.max('last_seen').as('last_seen')])
     .where('group_id', '=', row.id)
+    .where('key', 'in', TAG_KEYS)
     .groupBy(['key', 'value'])
     .execute()
   const breakdownOf = (key: string) =>
@@ -329,6 +352,8 @@ function occurrenceOf(storage: Storage, row: ErrorTables['error_occurrences']): 
     service: row.service,
     request: row.request === null ? null : storage.parseJson<Record<string, unknown>>(row.request),
     ...occurrenceLinks(storage.parseJson<Record<string, unknown>>(row.metadata)),
+    breadcrumbs: row.breadcrumbs === null || row.breadcrumbs === undefined ? [] : storage.parseJson<BreadcrumbValue[]>(row.breadcrumbs),
+    reportedBy: row.reported_by ? row.reported_by.split(',') : [],
   }
 }
 
@@ -379,4 +404,60 @@ export async function occurrenceHistogram(db: ErrorDb, projectId: string, fromMs
     buckets.push({ start: isoTime(start)!, count: counts.get(start / bucketMs) ?? 0 })
   }
   return buckets
+}
+
+const FacetValue = Type.Object({ value: Type.String(), count: Type.Integer({ description: 'occurrences that named it, exact' }), firstSeen: Time, lastSeen: Time })
+
+export const ErrorGroupTags = named('ErrorGroupTags', Type.Object({
+  data: Type.Array(
+    Type.Object({
+      key: Type.String({ description: 'environment, release, service, user (`id:…`, `email:…`, `ip:…`), or a tag’s own name (`tags.NAME` when that is one of these)' }),
+      distinctValues: Type.Integer({ description: 'how many values the key has in the group' }),
+      count: Type.Integer({ description: 'occurrences that named the key' }),
+      topValues: Type.Array(FacetValue, { description: 'the most frequent values, most frequent first' }),
+    }),
+    { description: 'every tag key the group’s occurrences named, the most named first' },
+  ),
+}, { description: 'Tags as facets: the distribution of each tag key over a group’s occurrences.' }))
+
+/**
+ * The top `valuesPerKey` values of each tag key of a group with their counts, from the tag rows kept as
+ * occurrences are folded in: one grouped read ranked by a window function, the same SQL on SQLite and PostgreSQL.
+ */
+export async function groupTags(db: ErrorDb, groupId: string, valuesPerKey: number): Promise<Static<typeof ErrorGroupTags>> {
+  const values = db
+    .selectFrom('error_fingerprint_tags')
+    .select((eb) => ['key', 'value', eb.fn.sum<number>('count').as('count'), eb.fn.min('first_seen').as('first_seen'), eb.fn.max('last_seen').as('last_seen')])
+    .where('group_id', '=', groupId)
+    .groupBy(['key', 'value'])
+  const count = sql.ref('count')
+  const key = sql.ref('key')
+  const ranked = await db
+    .with('tag_values', () => values)
+    .with('ranked', (qb) =>
+      qb
+        .selectFrom('tag_values')
+        .select([
+          'key',
+          'value',
+          'count',
+          'first_seen',
+          'last_seen',
+          sql<number>`row_number() over (partition by ${key} order by ${count} desc, ${sql.ref('value')})`.as('rank'),
+          sql<number>`count(*) over (partition by ${key})`.as('distinct_values'),
+          sql<number>`sum(${count}) over (partition by ${key})`.as('key_count'),
+        ]),
+    )
+    .selectFrom('ranked')
+    .selectAll()
+    .where('rank', '<=', valuesPerKey)
+    .execute()
+  const byKey = new Map<string, Static<typeof ErrorGroupTags>['data'][number]>()
+  for (const row of ranked) {
+    let facet = byKey.get(row.key)
+    if (!facet) byKey.set(row.key, (facet = { key: tagKeyShown(row.key), distinctValues: Number(row.distinct_values), count: Number(row.key_count), topValues: [] }))
+    facet.topValues.push({ value: row.value, count: Number(row.count), firstSeen: isoTime(row.first_seen)!, lastSeen: isoTime(row.last_seen)! })
+  }
+  for (const facet of byKey.values()) facet.topValues.sort((a, b) => b.count - a.count || a.value.localeCompare(b.value))
+  return { data: [...byKey.values()].sort((a, b) => b.count - a.count || a.key.localeCompare(b.key)) }
 }

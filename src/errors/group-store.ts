@@ -6,6 +6,8 @@ import { tablesOf, type Connection } from '../storage/tables.ts'
 import type { TablesByName } from '../modules/module.ts'
 import type { Grouping } from './fingerprint.ts'
 import type { Frame } from './stack-trace.ts'
+import type { Breadcrumb } from './occurrence-context.ts'
+import { findSecondReports, mergeSecondReports } from './second-reports.ts'
 import { errorDb, type ErrorDb, type ErrorTables, type GroupRow, type Totals } from './tables.ts'
 
 /** The most recent occurrences kept per group; older ones are deleted, counts stay exact. */
@@ -27,6 +29,9 @@ export interface Occurrence {
   service: string | null
   request: Record<string, unknown> | null
   metadata: Record<string, unknown>
+  breadcrumbs: Breadcrumb[] | null
+  /** tag keys and values counted per group beyond environment, release and service (occurrence-context.ts) */
+  tags: Record<string, string>
   grouping: Grouping
 }
 
@@ -61,8 +66,11 @@ const MAX_KEYS_PER_SELECT = 5_000
  * appended (`error_count_deltas`), not added to the group's rows, so that captures of the same errors
  * on several portals never wait for each other; `foldCounts` adds them up before every read.
  */
-export async function recordOccurrences(connection: Connection, ctx: WriteContext, occurrences: Occurrence[]): Promise<RecordedOccurrence[]> {
+export async function recordOccurrences(connection: Connection, ctx: WriteContext, reports: Occurrence[]): Promise<RecordedOccurrence[]> {
   const trx = errorDb(connection)
+  // A second report of a stored exception (Sentry and OpenTelemetry for one span) is merged into it, not stored.
+  const seconds = await findSecondReports(trx, ctx, reports)
+  const occurrences = seconds.size === 0 ? reports : reports.filter((report) => !seconds.has(report))
   const byProject = new Map<string, Occurrence[]>()
   for (const occurrence of occurrences) {
     const list = byProject.get(occurrence.projectId)
@@ -81,7 +89,8 @@ export async function recordOccurrences(connection: Connection, ctx: WriteContex
   await storage.writeRows(trx, OCCURRENCE_INSERT, occurrences.map((occurrence) => occurrenceRow(occurrence, guessedGroup.get(occurrence.grouping.fingerprint)!)))
 
   // A known fingerprint keeps its group until a merge or an unmerge, which lock it alone.
-  const fingerprints = await lockFingerprints(trx, ctx, fingerprintList, [...unlocked.keys()])
+  const firstReported = [...new Set([...seconds.values()].map((first) => first.fingerprint))].filter((fingerprint) => !firstOfFingerprint.has(fingerprint))
+  const fingerprints = await lockFingerprints(trx, ctx, [...fingerprintList, ...firstReported], [...unlocked.keys(), ...firstReported])
   const groups = await lockGroups(trx, ctx, [...new Set([...fingerprints.values()].map((row) => row.group_id))], true)
   const recorded = new Map<Occurrence, RecordedOccurrence>()
   for (const [projectId, items] of byProject) {
@@ -89,7 +98,14 @@ export async function recordOccurrences(connection: Connection, ctx: WriteContex
     items.forEach((item, index) => recorded.set(item, results[index]))
   }
   await moveMisplacedOccurrences(trx, occurrences, fingerprints, guessedGroup)
-  return occurrences.map((occurrence) => recorded.get(occurrence)!)
+  if (seconds.size > 0) {
+    const groupOf = (fingerprint: string) => fingerprints.get(fingerprint)!.group_id
+    await mergeSecondReports(trx, storage, seconds, groupOf, (rows) => storage.writeRows(trx, COUNT_DELTA_INSERT, rows))
+    for (const [second, first] of seconds) {
+      recorded.set(second, { id: first.id, fingerprint: first.fingerprint, groupFingerprint: groups.get(groupOf(first.fingerprint))!.row.fingerprint, isNewGroup: false })
+    }
+  }
+  return reports.map((report) => recorded.get(report)!)
 }
 
 /** Moves the occurrences written under a guessed group that another portal's capture or a merge changed meanwhile. */
@@ -173,10 +189,11 @@ async function recordProjectOccurrences(
     touchedGroups.add(group)
     const { environment, release, service } = occurrence
     const day = Math.floor(occurrence.ts / DAY_MS)
-    const key = `${fingerprint}|${day}|${environment}|${release}|${service}`
+    const tags = tagsJson(occurrence.tags)
+    const key = `${fingerprint}|${day}|${environment}|${release}|${service}|${tags}`
     let delta = deltas.get(key)
     if (!delta) {
-      delta = { project_id: projectId, group_id: groupId, fingerprint, day, environment, release, service, count: 0, first_seen: occurrence.ts, last_seen: occurrence.ts, name: occurrence.name, message: occurrence.message }
+      delta = { project_id: projectId, group_id: groupId, fingerprint, day, environment, release, service, count: 0, first_seen: occurrence.ts, last_seen: occurrence.ts, name: occurrence.name, message: occurrence.message, tags, enriches: 0 }
       deltas.set(key, delta)
     }
     if (occurrence.ts >= delta.last_seen) {
@@ -217,7 +234,7 @@ async function reopenGroup(trx: ErrorDb, row: GroupRow): Promise<boolean> {
 /** A group's row with the counts not folded into it yet, this transaction's included. */
 async function withDeltas(trx: ErrorDb, groupId: string): Promise<GroupRow> {
   const row = await trx.selectFrom('error_groups').selectAll().where('id', '=', groupId).executeTakeFirstOrThrow()
-  const deltas = await trx.selectFrom('error_count_deltas').selectAll().where('group_id', '=', groupId).execute()
+  const deltas = await trx.selectFrom('error_count_deltas').selectAll().where('group_id', '=', groupId).where('enriches', '=', 0).execute()
   for (const delta of deltas) addDelta(row, delta)
   return row
 }
@@ -274,14 +291,19 @@ export async function foldCounts(trx: ErrorDb, storage: Storage, groupIds: strin
   for (const delta of deltas) {
     const { group_id, fingerprint, day } = delta
     const totals = { count: delta.count, first_seen: delta.first_seen, last_seen: delta.last_seen }
-    const group = groups.get(group_id)
-    if (group) addDelta(group, delta)
-    else groups.set(group_id, { ...totals, name: delta.name, message: delta.message })
-    addTotals(days, `${fingerprint}|${day}`, { fingerprint, day, group_id, ...totals })
     for (const key of TAG_KEYS) {
       const value = delta[key]
       if (value !== null) addTotals(tags, `${fingerprint}|${key}|${value}`, { fingerprint, key, value, group_id, ...totals })
     }
+    for (const [key, value] of Object.entries(delta.tags === null ? {} : storage.parseJson<Record<string, string>>(delta.tags))) {
+      addTotals(tags, `${fingerprint}|${key}|${value}`, { fingerprint, key, value, group_id, ...totals })
+    }
+    // A second report of a stored occurrence adds what it names, not an occurrence.
+    if (delta.enriches === 1) continue
+    const group = groups.get(group_id)
+    if (group) addDelta(group, delta)
+    else groups.set(group_id, { ...totals, name: delta.name, message: delta.message })
+    addTotals(days, `${fingerprint}|${day}`, { fingerprint, day, group_id, ...totals })
   }
   // Rows are written in key order, the same in every fold.
   const byKey = <R>(map: Map<string, R>) => [...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row)
@@ -416,7 +438,7 @@ type CountDelta = ErrorTables['error_count_deltas']
 /** What a fold adds to a group's row. */
 type GroupTotals = Pick<GroupRow, 'count' | 'first_seen' | 'last_seen' | 'name' | 'message'>
 
-const COUNT_DELTA_COLUMNS = ['project_id', 'group_id', 'fingerprint', 'day', 'environment', 'release', 'service', 'count', 'first_seen', 'last_seen', 'name', 'message'] as const
+const COUNT_DELTA_COLUMNS = ['project_id', 'group_id', 'fingerprint', 'day', 'environment', 'release', 'service', 'count', 'first_seen', 'last_seen', 'name', 'message', 'tags', 'enriches'] as const
 const COUNT_DELTA_INSERT = rowWrite<CountDelta>(COUNT_DELTA_COLUMNS, (db, rows) => errorDb(db).insertInto('error_count_deltas').values(rows))
 
 type DayTotals = ErrorTables['error_fingerprint_days']
@@ -453,6 +475,7 @@ type OccurrenceRow = ReturnType<typeof occurrenceRow>
 
 const OCCURRENCE_COLUMNS = [
   'id', 'project_id', 'group_id', 'fingerprint', 'ts', 'received_at', 'name', 'message', 'stack', 'frames', 'release', 'environment', 'service', 'request', 'metadata', 'trace_id',
+  'breadcrumbs', 'span_id', 'reported_by',
 ] as const
 const OCCURRENCE_INSERT = rowWrite<OccurrenceRow>(OCCURRENCE_COLUMNS, (db, rows) => errorDb(db).insertInto('error_occurrences').values(rows))
 
@@ -474,7 +497,29 @@ function occurrenceRow(occurrence: Occurrence, groupId: string) {
     request: occurrence.request === null ? null : JSON.stringify(occurrence.request),
     metadata: JSON.stringify(occurrence.metadata),
     trace_id: traceIdOf(occurrence.metadata),
+    breadcrumbs: occurrence.breadcrumbs === null ? null : JSON.stringify(occurrence.breadcrumbs),
+    span_id: spanIdOf(occurrence.metadata),
+    reported_by: reporterOf(occurrence.metadata),
   }
+}
+
+/** The span an occurrence happened in (`spanId`), as OTLP and Sentry's intake name it. */
+export function spanIdOf(metadata: Record<string, unknown>): string | null {
+  const spanId = metadata.spanId
+  return typeof spanId === 'string' && spanId !== '' && spanId.length <= 64 ? spanId : null
+}
+
+/** Which receiver reported it (`reportedBy`: sentry, opentelemetry); null for captures and ingested events. */
+function reporterOf(metadata: Record<string, unknown>): string | null {
+  const reporter = metadata.reportedBy
+  return reporter === 'sentry' || reporter === 'opentelemetry' ? reporter : null
+}
+
+/** An occurrence's other tags as a delta holds them: JSON with sorted keys (one delta per distinct set), or null. */
+function tagsJson(tags: Record<string, string>): string | null {
+  const keys = Object.keys(tags)
+  if (keys.length === 0) return null
+  return JSON.stringify(Object.fromEntries(keys.sort().map((key) => [key, tags[key]])))
 }
 
 /** The trace an occurrence happened in, as SDKs, OTLP and Sentry's intake name it in its fields (`traceId`). */

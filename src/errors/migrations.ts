@@ -1,4 +1,4 @@
-import type { Migration } from '../storage/migrations.ts'
+import type { Migration, MigrationDb } from '../storage/migrations.ts'
 import { createEventTableV1 } from '../storage/frozen/event-table-v1.ts'
 
 export const errorMigrations: Migration[] = [
@@ -129,4 +129,25 @@ export const errorMigrations: Migration[] = [
       await db.schema.createIndex('error_count_deltas_project_idx').ifNotExists().on('error_count_deltas').column('project_id').execute()
     },
   },
+  {
+    // Context kept with each occurrence and counted per group: its breadcrumbs; its span and who reported
+    // it (Sentry, OpenTelemetry), so that one exception reported by both is stored once; and each delta's
+    // Sentry tags and user, folded into error_fingerprint_tags beside environment, release and service.
+    // A delta that only `enriches` (the second report of a stored occurrence) adds tags, never counts.
+    name: 'errors/006_occurrence_context',
+    async up(db, t) {
+      const occurrenceColumns = await columnsOf(db, 'error_occurrences')
+      for (const [column, type] of [['breadcrumbs', t.json], ['span_id', 'text'], ['reported_by', 'text']] as const) {
+        if (!occurrenceColumns.includes(column)) await db.schema.alterTable('error_occurrences').addColumn(column, type).execute()
+      }
+      const deltaColumns = await columnsOf(db, 'error_count_deltas')
+      if (!deltaColumns.includes('tags')) await db.schema.alterTable('error_count_deltas').addColumn('tags', 'text').execute()
+      if (!deltaColumns.includes('enriches')) await db.schema.alterTable('error_count_deltas').addColumn('enriches', 'integer', (c) => c.notNull().defaultTo(0)).execute()
+    },
+  },
 ]
+
+async function columnsOf(db: MigrationDb, table: string): Promise<string[]> {
+  const tables = await db.introspection.getTables()
+  return tables.find((found) => found.name === table)?.columns.map((column) => column.name) ?? []
+}

@@ -1,6 +1,7 @@
 import { Type } from 'typebox'
 import { Text } from '../modules/fields.ts'
 import type { PayloadExamples } from '../modules/module.ts'
+import { Breadcrumbs } from './occurrence-context.ts'
 
 /** A structured stack frame, as capture takes it and as the OTLP and Sentry receivers hand it on. */
 export const ErrorFrame = Type.Object(
@@ -33,6 +34,10 @@ export const ErrorPayload = Type.Object(
         description: 'overrides grouping, as a capture’s and Sentry’s `fingerprint`: occurrences with the same array share a group; `{{ default }}` stands for the computed fingerprint',
       }),
     ),
+    breadcrumbs: Type.Optional(Breadcrumbs),
+    tags: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'tags (text, number or boolean values), counted per group as facets' })),
+    user: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'who it affected: `id`, `email` or `ip_address` counts towards the group’s users affected' })),
+    reportedBy: Type.Optional(Type.String({ description: 'set by the Sentry (`sentry`) and OTLP (`opentelemetry`) receivers: one exception both report for the same trace and span is stored once' })),
   },
   { additionalProperties: true, examples: [{ name: 'TypeError', message: 'cart is undefined', environment: 'production', release: '1.2.3' }], description: 'At least one of name and message is required.' },
 )

@@ -19,6 +19,8 @@ import {
   describeGroups,
   ErrorGroup,
   ErrorGroupDetail,
+  ErrorGroupTags,
+  groupTags,
   ErrorOccurrence,
   findFoldedGroup,
   groupDetail,
@@ -232,6 +234,31 @@ export const errorRoutes: FastifyPluginAsync<{ ctx: PortalContext }> = async (pl
     async (request) => {
       const group = await findFoldedGroup(ctx, accessPrincipal(request).orgId, request.params.fingerprint)
       return recentOccurrences(db, ctx.storage, group.id, request.query.limit ?? DEFAULT_LIMIT, request.query.cursor)
+    },
+  )
+
+  app.get(
+    '/groups/:fingerprint/tags',
+    {
+      config: { access: 'read' },
+      schema: {
+        tags,
+        operationId: 'listErrorGroupTags',
+        summary: 'Tags as facets: the most frequent values of each tag key over a group’s occurrences, with counts',
+        description:
+          'Every occurrence counts, not only the stored ones: the counts are kept per fingerprint as occurrences are written (environment, release, service, ' +
+          'the user, and each Sentry tag of up to 32 characters with a value of up to 200). The `user` key’s distinct values are the group’s users affected.',
+        params: FingerprintParams,
+        querystring: Type.Object(
+          { values: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'values shown per key (10)' })) },
+          { additionalProperties: false },
+        ),
+        response: { 200: ErrorGroupTags, ...problemResponses(400, 401, 403, 404, 503) },
+      },
+    },
+    async (request) => {
+      const group = await findFoldedGroup(ctx, accessPrincipal(request).orgId, request.params.fingerprint)
+      return groupTags(db, group.id, request.query.values ?? 10)
     },
   )
 

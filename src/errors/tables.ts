@@ -26,7 +26,7 @@ export interface GroupRow {
 export type Totals = { count: number; first_seen: number; last_seen: number }
 
 /**
- * Row types of the errors module's tables (migrations errors/001 to 005). Bigint columns read as
+ * Row types of the errors module's tables (migrations errors/001 to 006). Bigint columns read as
  * numbers on both databases (the PostgreSQL pool parses int8); a `sum` of them is PostgreSQL's numeric, a string.
  */
 export interface ErrorTables {
@@ -58,6 +58,11 @@ export interface ErrorTables {
     metadata: unknown
     /** null for occurrences stored before errors/004 */
     trace_id: string | null
+    /** JSON: the newest breadcrumbs before it, oldest first, or null (errors/006) */
+    breadcrumbs: unknown
+    span_id: string | null
+    /** who reported it, comma-separated when two reports of it were merged: `sentry`, `opentelemetry` */
+    reported_by: string | null
   }
   /** counts appended by captures, folded into the group, day and tag rows by `foldCounts` */
   error_count_deltas: {
@@ -70,6 +75,10 @@ export interface ErrorTables {
     service: string | null
     name: string
     message: string
+    /** JSON object of the occurrences' other tag keys and values (Sentry tags as `tags.NAME`, the user as `user`), or null */
+    tags: string | null
+    /** 1: adds to tag rows only, never to the group's or day's counts (a merged second report) */
+    enriches: number
   } & Totals
 }
 

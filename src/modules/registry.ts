@@ -8,6 +8,7 @@ import { flagsModule } from './flags/module.ts'
 import { logsModule } from './logs/module.ts'
 import { performanceModule } from './performance/module.ts'
 import { repositoryModule } from './repository/module.ts'
+import { sessionsModule } from './sessions/module.ts'
 import { tenantsModule } from './tenants/module.ts'
 import { tracesModule } from './traces/module.ts'
 import { videoModule } from './video/module.ts'
@@ -24,6 +25,7 @@ export const modules: EventModule[] = [
   logsModule,
   performanceModule,
   repositoryModule,
+  sessionsModule,
   tenantsModule,
   tracesModule,
   videoModule,

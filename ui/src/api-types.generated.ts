@@ -584,6 +584,25 @@ export interface components {
             createdAt: string;
             durationMs: number;
         };
+        /** @description Something that happened before the error: a log line, a request, a click. */
+        Breadcrumb: {
+            /**
+             * Format: date-time
+             * @description when it happened
+             */
+            timestamp?: string;
+            /** @description default, http, navigation, query, error, debug, … */
+            type?: string;
+            /** @description what recorded it: console, fetch, ui.click, … */
+            category?: string;
+            /** @description fatal, error, warning, info or debug */
+            level?: string;
+            message?: string;
+            /** @description what the category records: url, method, status_code, … */
+            data?: {
+                [key: string]: unknown;
+            };
+        };
         /** @description Fields not listed here are kept in the occurrence’s `metadata`. */
         CaptureRequest: {
             /** @description exception name, e.g. TypeError */
@@ -620,6 +639,16 @@ export interface components {
             timestamp?: string;
             /** @description overrides grouping: occurrences with the same array share a group; `{{ default }}` stands for the computed fingerprint */
             fingerprint?: string[];
+            /** @description what happened before it, oldest first; the newest 100 are kept */
+            breadcrumbs?: components["schemas"]["Breadcrumb"][];
+            /** @description counted per group as facets (keys up to 32 characters, text values up to 200); kept in `metadata.tags` */
+            tags?: {
+                [key: string]: unknown;
+            };
+            /** @description who it affected: `id`, `email` or `ip_address` counts towards the group’s users affected; kept in `metadata.user` */
+            user?: {
+                [key: string]: unknown;
+            };
         } & {
             [key: string]: unknown;
         };
@@ -1168,6 +1197,8 @@ export interface components {
                 date: string;
                 count: number;
             }[];
+            /** @description distinct users its occurrences named (`user.id`, else `user.email`, else `user.ip_address`), exact */
+            usersAffected: number;
         };
         /** @description A group with why its occurrences share it and its most recent occurrences. */
         ErrorGroupDetail: {
@@ -1208,6 +1239,8 @@ export interface components {
                 date: string;
                 count: number;
             }[];
+            /** @description distinct users its occurrences named (`user.id`, else `user.email`, else `user.ip_address`), exact */
+            usersAffected: number;
             /** @description why occurrences share this group: the components hashed into each of its fingerprints */
             grouping: {
                 fingerprint: string;
@@ -1288,6 +1321,28 @@ export interface components {
             lastSeen: string;
         };
         ErrorGroupStatus: "unresolved" | "resolved" | "ignored";
+        /** @description Tags as facets: the distribution of each tag key over a group’s occurrences. */
+        ErrorGroupTags: {
+            /** @description every tag key the group’s occurrences named, the most named first */
+            data: {
+                /** @description environment, release, service, user (`id:…`, `email:…`, `ip:…`), or a tag’s own name (`tags.NAME` when that is one of these) */
+                key: string;
+                /** @description how many values the key has in the group */
+                distinctValues: number;
+                /** @description occurrences that named the key */
+                count: number;
+                /** @description the most frequent values, most frequent first */
+                topValues: {
+                    value: string;
+                    /** @description occurrences that named it, exact */
+                    count: number;
+                    /** Format: date-time */
+                    firstSeen: string;
+                    /** Format: date-time */
+                    lastSeen: string;
+                }[];
+            }[];
+        };
         /** @description One captured exception. */
         ErrorOccurrence: {
             /** @description occ_…, or the evt_… of an ingested error event */
@@ -1314,6 +1369,10 @@ export interface components {
             };
             traceId: string | null;
             spanId: string | null;
+            /** @description what happened before it, oldest first (the newest 100 sent) */
+            breadcrumbs: components["schemas"]["Breadcrumb"][];
+            /** @description the receivers that reported it (`sentry`, `opentelemetry`): both when one exception reported twice for its span was stored once */
+            reportedBy: string[];
         };
         ErrorOccurrenceHistogram: {
             data: {
@@ -1366,6 +1425,18 @@ export interface components {
             };
             /** @description overrides grouping, as a capture’s and Sentry’s `fingerprint`: occurrences with the same array share a group; `{{ default }}` stands for the computed fingerprint */
             fingerprint?: string[];
+            /** @description what happened before it, oldest first; the newest 100 are kept */
+            breadcrumbs?: components["schemas"]["Breadcrumb"][];
+            /** @description tags (text, number or boolean values), counted per group as facets */
+            tags?: {
+                [key: string]: unknown;
+            };
+            /** @description who it affected: `id`, `email` or `ip_address` counts towards the group’s users affected */
+            user?: {
+                [key: string]: unknown;
+            };
+            /** @description set by the Sentry (`sentry`) and OTLP (`opentelemetry`) receivers: one exception both report for the same trace and span is stored once */
+            reportedBy?: string;
         } & {
             [key: string]: unknown;
         };
@@ -1559,7 +1630,7 @@ export interface components {
         /** @description One event. An event whose `type`, `ts` or `data` is wrong (per the payload component of its type) is listed in `rejected`; the others are stored. */
         IngestEvent: {
             /**
-             * @description the event type, one of `audit`, `config`, `cost`, `deploy`, `error`, `feature_flag`, `log`, `performance`, `repository`, `tenant`, `trace`, `video`, `webhook`; it selects the module and the shape of `data`
+             * @description the event type, one of `audit`, `config`, `cost`, `deploy`, `error`, `feature_flag`, `log`, `performance`, `repository`, `session`, `tenant`, `trace`, `video`, `webhook`; it selects the module and the shape of `data`
              * @example log
              */
             type: string;
@@ -1569,7 +1640,7 @@ export interface components {
              */
             ts: string;
             /**
-             * @description the payload: `audit` → `AuditPayload`, `config` → `ConfigPayload`, `cost` → `CostPayload`, `deploy` → `DeployPayload`, `error` → `ErrorPayload`, `feature_flag` → `FeatureFlagPayload`, `log` → `LogPayload`, `performance` → `PerformancePayload`, `repository` → `RepositoryPayload`, `tenant` → `TenantPayload`, `trace` → `TracePayload`, `video` → `VideoPayload`, `webhook` → `WebhookPayload`
+             * @description the payload: `audit` → `AuditPayload`, `config` → `ConfigPayload`, `cost` → `CostPayload`, `deploy` → `DeployPayload`, `error` → `ErrorPayload`, `feature_flag` → `FeatureFlagPayload`, `log` → `LogPayload`, `performance` → `PerformancePayload`, `repository` → `RepositoryPayload`, `session` → `SessionPayload`, `tenant` → `TenantPayload`, `trace` → `TracePayload`, `video` → `VideoPayload`, `webhook` → `WebhookPayload`
              * @example {
              *       "level": "error",
              *       "message": "payment declined for order 1042"
@@ -1949,6 +2020,8 @@ export interface components {
                 /** @description days an event is kept; it goes within a day after that (whole UTC days) */
                 repository?: number;
                 /** @description days an event is kept; it goes within a day after that (whole UTC days) */
+                session?: number;
+                /** @description days an event is kept; it goes within a day after that (whole UTC days) */
                 tenant?: number;
                 /** @description days an event is kept; it goes within a day after that (whole UTC days) */
                 trace?: number;
@@ -1964,6 +2037,26 @@ export interface components {
             index: number;
             /** @description the field and the problem, e.g. `data.actor: required` */
             reason: string;
+        };
+        /** @description Release health: crash-free sessions and users, and adoption, of one release in one environment. */
+        ReleaseHealth: {
+            release: string;
+            environment: string | null;
+            /** @description sessions that started in the window */
+            sessions: number;
+            crashedSessions: number;
+            /** @description ended abruptly without a crash (an app killed, a hang) */
+            abnormalSessions: number;
+            /** @description saw a handled error, and neither crashed nor ended abnormally */
+            erroredSessions: number;
+            /** @description distinct users (`distinctId`) of those sessions */
+            users: number;
+            /** @description users with at least one crashed session */
+            crashedUsers: number;
+            crashFreeSessions: number | null;
+            crashFreeUsers: number | null;
+            sessionAdoption: number | null;
+            userAdoption: number | null;
         };
         ReportedDestination: {
             /** @description the attempts’ `destination`, else their URL */
@@ -2110,6 +2203,97 @@ export interface components {
         SentryAccepted: {
             /** @description the id of the first event or transaction, as Sentry answers; null when the request held none */
             id: string | null;
+        };
+        /** @description A stored `session` event. */
+        SessionEvent: {
+            /** @description evt_… event id */
+            id: string;
+            /** @description prj_… project the event was ingested for */
+            projectId: string;
+            /** @enum {string} */
+            type: "session";
+            /**
+             * Format: date-time
+             * @description when it happened, as sent in `ts`
+             */
+            ts: string;
+            /**
+             * Format: date-time
+             * @description when the portal received it
+             */
+            receivedAt: string;
+            data: components["schemas"]["SessionPayload"];
+        };
+        SessionEventList: {
+            /** @description this page, newest first */
+            data: components["schemas"]["SessionEvent"][];
+            /** @description pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        /**
+         * @description Either sessionId and status (one session’s update) or counts (exited, errored, abnormal, crashed) of sessions that started in one bucket.
+         * @example {
+         *       "release": "shop@1.4.2",
+         *       "environment": "production",
+         *       "started": "2024-11-23T19:26:00.000Z",
+         *       "sessionId": "7c7b6585-f901-4351-bf8d-02711b721929",
+         *       "distinctId": "u-42",
+         *       "status": "exited",
+         *       "errors": 0
+         *     }
+         */
+        SessionPayload: {
+            /** @description the release the session ran */
+            release: string;
+            /** @description production, staging, … */
+            environment?: string;
+            /**
+             * Format: date-time
+             * @description when the session started (an aggregate: its bucket’s start)
+             */
+            started: string;
+            /** @description the user: counted for crash-free users and adoption */
+            distinctId?: string;
+            /** @description one session’s id (`sid`): its updates count as one session, in the worst state it reported */
+            sessionId?: string;
+            /** @description required with sessionId: ok (running), exited, errored, abnormal or crashed */
+            status?: "ok" | "exited" | "errored" | "abnormal" | "crashed";
+            /** @description errors seen in the session; above 0 it counts as errored */
+            errors?: number;
+            /** @description the session’s first update */
+            init?: boolean;
+            /** @description seconds */
+            duration?: number;
+            /** @description aggregate: sessions that ended normally */
+            exited?: number;
+            /** @description aggregate: sessions that ended with a handled error */
+            errored?: number;
+            /** @description aggregate: sessions that ended abruptly without a crash */
+            abnormal?: number;
+            /** @description aggregate: sessions that crashed */
+            crashed?: number;
+        } & {
+            [key: string]: unknown;
+        };
+        SessionsModuleStatus: {
+            module: string;
+            eventType: string;
+            /** @enum {string} */
+            status: "ok";
+            projectId?: string;
+            /** @description events stored for project_id */
+            events?: number;
+            lastEventAt?: string | null;
+            /** @description with project_id: how many flags, jobs, paths, … the module’s summaries hold */
+            summaries?: {
+                [key: string]: number;
+            };
+            /** @description bytes on disk of the module’s tables with their indexes and partitions, all projects together (SQLite: dbstat, measured at most a minute ago; PostgreSQL: pg_total_relation_size) */
+            sizeBytes: number;
+            /** @description the oldest event stored: of project_id, or of the organisation’s projects */
+            oldestEventAt: string | null;
+            /** @description days events are kept: project_id’s setting in force, or the install’s (GET /api/projects/{id}/retention says why) */
+            retentionDays: number;
         };
         Span: {
             eventId: string;
@@ -2314,6 +2498,10 @@ export interface components {
             };
             traceId: string | null;
             spanId: string | null;
+            /** @description what happened before it, oldest first (the newest 100 sent) */
+            breadcrumbs: components["schemas"]["Breadcrumb"][];
+            /** @description the receivers that reported it (`sentry`, `opentelemetry`): both when one exception reported twice for its span was stored once */
+            reportedBy: string[];
             /** @description the fingerprint its group is known by: `GET /api/errors/groups/{fingerprint}` */
             groupFingerprint: string;
             groupName: string;

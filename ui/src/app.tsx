@@ -8,6 +8,7 @@ import { ErrorGroupPage, ErrorGroupsPage } from './pages/errors.tsx'
 import { LogsPage } from './pages/logs.tsx'
 import { TracePage, TracesPage } from './pages/traces.tsx'
 import { DeploysPage } from './pages/deploys.tsx'
+import { ReleasesPage } from './pages/releases.tsx'
 import { CostsPage } from './pages/costs.tsx'
 import { PerformancePage } from './pages/performance.tsx'
 import { FlagPage, FlagsPage } from './pages/flags.tsx'
@@ -39,6 +40,7 @@ const ROUTES: [pattern: string, page: ComponentType<any>][] = [
   ['/p/:project/traces', TracesPage],
   ['/p/:project/traces/:traceId', TracePage],
   ['/p/:project/deploys', DeploysPage],
+  ['/p/:project/releases', ReleasesPage],
   ['/p/:project/costs', CostsPage],
   ['/p/:project/performance', PerformancePage],
   ['/p/:project/flags', FlagsPage],

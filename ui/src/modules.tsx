@@ -17,6 +17,7 @@ export const SECTIONS: { path: string; label: string; type?: string }[] = [
   { path: 'logs', label: 'Logs', type: 'log' },
   { path: 'traces', label: 'Traces', type: 'trace' },
   { path: 'deploys', label: 'Deploys', type: 'deploy' },
+  { path: 'releases', label: 'Releases', type: 'session' },
   { path: 'costs', label: 'Costs', type: 'cost' },
   { path: 'performance', label: 'Performance', type: 'performance' },
   { path: 'flags', label: 'Feature flags', type: 'feature_flag' },

@@ -1,5 +1,6 @@
 import { anyValue, asText, attributes, enumNumber, hexId, isoTime, nanosToMs, serviceNameOf, type AnyValue, type KeyValue, type Resource, type Scope } from './values.ts'
-import { emptyTranslation, type Translation } from './translation.ts'
+import { emptyTranslation, isMessage, listAt, requireMessage, translateItem, type Translation } from './translation.ts'
+import { exceptionOfAttributes } from './traces.ts'
 
 interface LogRecord {
   timeUnixNano?: unknown
@@ -29,29 +30,41 @@ export function levelOf(severityNumber: number, severityText: string | null | un
 /** Log records become `log` events: severity → level, body → message, resource and attributes → fields. */
 export function translateLogs(request: ExportLogsServiceRequest, receivedAt: number): Translation {
   const translation = emptyTranslation()
-  for (const resourceLogs of request.resourceLogs ?? []) {
+  for (const [r, resourceLogs] of listAt(request.resourceLogs, 'resourceLogs').entries()) {
+    if (!isMessage(resourceLogs)) continue
     const resource = attributes(resourceLogs.resource?.attributes)
     const serviceName = serviceNameOf(resource)
-    for (const scopeLogs of resourceLogs.scopeLogs ?? []) {
+    for (const [s, scopeLogs] of listAt(resourceLogs.scopeLogs, `resourceLogs[${r}].scopeLogs`).entries()) {
+      if (!isMessage(scopeLogs)) continue
       const scope = scopeLogs.scope?.name || undefined
-      for (const record of scopeLogs.logRecords ?? []) {
-        const item = translation.items++
-        const ms = nanosToMs(record.timeUnixNano) ?? nanosToMs(record.observedTimeUnixNano) ?? receivedAt
-        const severityNumber = enumNumber(record.severityNumber, SEVERITY_NAMES)
-        const data: Record<string, unknown> = { message: asText(anyValue(record.body)) }
-        const level = levelOf(severityNumber, record.severityText)
-        if (level !== undefined) data.level = level
-        if (scope !== undefined) data.module = scope
-        // Record attributes win over resource attributes of the same name.
-        data.fields = { ...resource, ...attributes(record.attributes) }
-        const traceId = hexId(record.traceId)
-        const spanId = hexId(record.spanId)
-        if (traceId !== undefined) data.traceId = traceId
-        if (spanId !== undefined) data.spanId = spanId
-        if (serviceName !== undefined) data.serviceName = serviceName
-        if (severityNumber > 0) data.severityNumber = severityNumber
-        translation.events.push({ type: 'log', ts: isoTime(ms), data })
-        translation.itemOf.push(item)
+      for (const record of listAt(scopeLogs.logRecords, `resourceLogs[${r}].scopeLogs[${s}].logRecords`)) {
+        translateItem(translation, (item) => {
+          requireMessage(record, 'log record')
+          const ms = nanosToMs(record.timeUnixNano) ?? nanosToMs(record.observedTimeUnixNano) ?? receivedAt
+          const severityNumber = enumNumber(record.severityNumber, SEVERITY_NAMES)
+          const data: Record<string, unknown> = { message: asText(anyValue(record.body)) }
+          const level = levelOf(severityNumber, typeof record.severityText === 'string' ? record.severityText : undefined)
+          if (level !== undefined) data.level = level
+          if (typeof scope === 'string') data.module = scope
+          const recordAttributes = attributes(record.attributes)
+          // Record attributes win over resource attributes of the same name.
+          data.fields = { ...resource, ...recordAttributes }
+          const traceId = hexId(record.traceId)
+          const spanId = hexId(record.spanId)
+          if (traceId !== undefined) data.traceId = traceId
+          if (spanId !== undefined) data.spanId = spanId
+          if (serviceName !== undefined) data.serviceName = serviceName
+          if (severityNumber > 0) data.severityNumber = severityNumber
+          const ts = isoTime(ms)
+          translation.events.push({ type: 'log', ts, data })
+          translation.itemOf.push(item)
+          // A log record with exception attributes (semantic conventions) is also an error occurrence, as an `exception` span event is.
+          const exception = exceptionOfAttributes(recordAttributes, ts, { traceId, spanId, serviceName })
+          if (exception) {
+            translation.events.push(exception)
+            translation.itemOf.push(-1)
+          }
+        })
       }
     }
   }

@@ -1,5 +1,5 @@
 import { attributes, enumNumber, int64, isoTime, nanosToMs, serviceNameOf, type KeyValue, type Resource, type Scope } from './values.ts'
-import { emptyTranslation, type Translation } from './translation.ts'
+import { emptyTranslation, isMessage, listAt, requireMessage, translateItem, type Translation } from './translation.ts'
 
 interface NumberDataPoint {
   attributes?: KeyValue[] | null
@@ -63,75 +63,76 @@ const TEMPORALITY_NAMES = ['unspecified', 'delta', 'cumulative']
  * Every data point becomes one `performance` event (service, metric name, value, unit). Gauges and
  * sums give their value. A histogram, exponential histogram or summary point gives the mean of its
  * observations (sum / count) as `value`, so that the summary and series reads rank and average its
- * points like any other; its count, sum, min, max and buckets are kept in the event beside it.
+ * points like any other; its count, sum, min, max and buckets are kept in the event beside it. A point
+ * that cannot be stored is refused with its reason (counted in `rejectedDataPoints`), never dropped.
  */
 export function translateMetrics(request: ExportMetricsServiceRequest, receivedAt: number): Translation {
   const translation = emptyTranslation()
-  for (const resourceMetrics of request.resourceMetrics ?? []) {
+  for (const [r, resourceMetrics] of listAt(request.resourceMetrics, 'resourceMetrics').entries()) {
+    if (!isMessage(resourceMetrics)) continue
     const resource = attributes(resourceMetrics.resource?.attributes)
     const service = serviceNameOf(resource)
-    for (const scopeMetrics of resourceMetrics.scopeMetrics ?? []) {
-      for (const metric of scopeMetrics.metrics ?? []) {
+    for (const [s, scopeMetrics] of listAt(resourceMetrics.scopeMetrics, `resourceMetrics[${r}].scopeMetrics`).entries()) {
+      if (!isMessage(scopeMetrics)) continue
+      for (const [m, metric] of listAt(scopeMetrics.metrics, `resourceMetrics[${r}].scopeMetrics[${s}].metrics`).entries()) {
+        if (!isMessage(metric)) continue
+        const at = `resourceMetrics[${r}].scopeMetrics[${s}].metrics[${m}]`
         const base = (point: { attributes?: KeyValue[] | null }, kind: string): Record<string, unknown> => {
           const data: Record<string, unknown> = {}
           if (service !== undefined) data.service = service
-          if (metric.name) data.metric = metric.name
-          if (metric.unit) data.unit = metric.unit
+          if (typeof metric.name === 'string' && metric.name !== '') data.metric = metric.name
+          if (typeof metric.unit === 'string' && metric.unit !== '') data.unit = metric.unit
           data.kind = kind
           data.attributes = attributes(point.attributes)
           return data
         }
-        const push = (point: { timeUnixNano?: unknown }, data: Record<string, unknown> | undefined) => {
-          const item = translation.items++
-          // A histogram point without observations has no value to chart; it is taken and not stored.
-          if (data === undefined) return
-          translation.events.push({ type: 'performance', ts: isoTime(nanosToMs(point.timeUnixNano) ?? receivedAt), data })
-          translation.itemOf.push(item)
-        }
-        for (const point of metric.gauge?.dataPoints ?? []) push(point, { ...base(point, 'gauge'), ...numberValue(point) })
-        if (metric.sum) {
+        const points = <P>(kind: { dataPoints?: P[] | null } | null | undefined, name: string): P[] => (isMessage(kind) ? listAt(kind.dataPoints, `${at}.${name}.dataPoints`) : [])
+        /** Each point is stored as one event, or refused with its reason: never taken and dropped. */
+        const push = (point: unknown, describe: (point: never) => Record<string, unknown>) =>
+          translateItem(translation, (item) => {
+            requireMessage(point, 'data point')
+            const data = describe(point as never)
+            translation.events.push({ type: 'performance', ts: isoTime(nanosToMs((point as { timeUnixNano?: unknown }).timeUnixNano) ?? receivedAt), data })
+            translation.itemOf.push(item)
+          })
+        for (const point of points(metric.gauge, 'gauge')) push(point, (p: NumberDataPoint) => ({ ...base(p, 'gauge'), ...numberValue(p) }))
+        if (isMessage(metric.sum)) {
           const temporality = TEMPORALITY_NAMES[enumNumber(metric.sum.aggregationTemporality, TEMPORALITIES)]
-          for (const point of metric.sum.dataPoints ?? []) {
-            push(point, { ...base(point, 'sum'), ...numberValue(point), temporality, monotonic: metric.sum.isMonotonic === true })
-          }
+          const monotonic = metric.sum.isMonotonic === true
+          for (const point of points(metric.sum, 'sum')) push(point, (p: NumberDataPoint) => ({ ...base(p, 'sum'), ...numberValue(p), temporality, monotonic }))
         }
-        if (metric.histogram) {
+        if (isMessage(metric.histogram)) {
           const temporality = TEMPORALITY_NAMES[enumNumber(metric.histogram.aggregationTemporality, TEMPORALITIES)]
-          for (const point of metric.histogram.dataPoints ?? []) {
-            const summary = observations(point)
-            push(
-              point,
-              summary && {
-                ...base(point, 'histogram'),
-                ...summary,
-                temporality,
-                bucketCounts: (point.bucketCounts ?? []).map((count) => int64(count) ?? 0),
-                explicitBounds: point.explicitBounds ?? [],
-              },
-            )
+          for (const point of points(metric.histogram, 'histogram')) {
+            push(point, (p: HistogramDataPoint) => ({
+              ...base(p, 'histogram'),
+              ...observations(p, 'histogram'),
+              temporality,
+              bucketCounts: listAt(p.bucketCounts, 'bucketCounts').map((count) => int64(count) ?? 0),
+              explicitBounds: listAt(p.explicitBounds, 'explicitBounds'),
+            }))
           }
         }
-        if (metric.exponentialHistogram) {
+        if (isMessage(metric.exponentialHistogram)) {
           const temporality = TEMPORALITY_NAMES[enumNumber(metric.exponentialHistogram.aggregationTemporality, TEMPORALITIES)]
-          for (const point of metric.exponentialHistogram.dataPoints ?? []) {
-            const summary = observations(point)
-            push(
-              point,
-              summary && {
-                ...base(point, 'exponential_histogram'),
-                ...summary,
-                temporality,
-                scale: point.scale ?? 0,
-                zeroCount: int64(point.zeroCount) ?? 0,
-                positive: buckets(point.positive),
-                negative: buckets(point.negative),
-              },
-            )
+          for (const point of points(metric.exponentialHistogram, 'exponentialHistogram')) {
+            push(point, (p: ExponentialHistogramDataPoint) => ({
+              ...base(p, 'exponential_histogram'),
+              ...observations(p, 'exponential histogram'),
+              temporality,
+              scale: typeof p.scale === 'number' ? p.scale : 0,
+              zeroCount: int64(p.zeroCount) ?? 0,
+              positive: buckets(p.positive),
+              negative: buckets(p.negative),
+            }))
           }
         }
-        for (const point of metric.summary?.dataPoints ?? []) {
-          const summary = observations(point)
-          push(point, summary && { ...base(point, 'summary'), ...summary, quantiles: (point.quantileValues ?? []).map((q) => ({ quantile: q.quantile ?? 0, value: q.value ?? 0 })) })
+        for (const point of points(metric.summary, 'summary')) {
+          push(point, (p: SummaryDataPoint) => ({
+            ...base(p, 'summary'),
+            ...observations(p, 'summary'),
+            quantiles: listAt(p.quantileValues, 'quantileValues').filter(isMessage).map((q) => ({ quantile: q.quantile ?? 0, value: q.value ?? 0 })),
+          }))
         }
       }
     }
@@ -144,16 +145,21 @@ function numberValue(point: NumberDataPoint): { value?: number } {
   return value === undefined || value === null || !Number.isFinite(value) ? {} : { value }
 }
 
-/** value (the mean), count and sum, and min and max when sent; undefined for a point without observations. */
-function observations(point: { count?: unknown; sum?: number | null; min?: number | null; max?: number | null }) {
+/**
+ * value (the mean), count and sum, and min and max when sent. A point without observations (count 0)
+ * or without a sum (optional for histograms) has no mean to chart: it is refused with that reason.
+ */
+function observations(point: { count?: unknown; sum?: number | null; min?: number | null; max?: number | null }, kind: string) {
   const count = int64(point.count) ?? 0
-  if (count <= 0 || point.sum === null || point.sum === undefined) return undefined
+  if (!(count > 0)) throw new Error(`count: the ${kind} point has no observations (count ${count}), so no value to store`)
+  if (typeof point.sum !== 'number' || !Number.isFinite(point.sum)) throw new Error(`sum: the ${kind} point has no sum, so no mean to store`)
   const summary: Record<string, number> = { value: point.sum / count, count, sum: point.sum }
-  if (point.min !== null && point.min !== undefined) summary.min = point.min
-  if (point.max !== null && point.max !== undefined) summary.max = point.max
+  if (typeof point.min === 'number') summary.min = point.min
+  if (typeof point.max === 'number') summary.max = point.max
   return summary
 }
 
 function buckets(value: Buckets | null | undefined) {
-  return { offset: value?.offset ?? 0, bucketCounts: (value?.bucketCounts ?? []).map((count) => int64(count) ?? 0) }
+  if (!isMessage(value)) return { offset: 0, bucketCounts: [] }
+  return { offset: typeof value.offset === 'number' ? value.offset : 0, bucketCounts: listAt(value.bucketCounts, 'bucketCounts').map((count) => int64(count) ?? 0) }
 }

@@ -197,17 +197,7 @@ export const otlpRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext; pipelin
         if (accepted.length > 0) {
           await pipeline.commit({ projectId: principal.projectId, key: undefined, response: { statusCode: 200, body: '' }, accepted })
         }
-        const refusedItems = rejected.filter((rejection) => translation.itemOf[rejection.index] !== -1)
-        const partialSuccess =
-          rejected.length === 0
-            ? undefined
-            : {
-                [signal.rejectedField]: refusedItems.length,
-                errorMessage: rejected
-                  .slice(0, REASONS_NAMED)
-                  .map((rejection) => describeRejection(signal.item, translation, rejection.index, rejection.reason))
-                  .join('; '),
-              }
+        const partialSuccess = partialSuccessOf(signal, translation, rejected)
         const body = encodeResponse(encoding, signal.service, partialSuccess)
         return reply.code(200).type(encoding === 'json' ? 'application/json' : 'application/x-protobuf').send(body)
       },
@@ -229,8 +219,24 @@ function translateBody(signal: Signal, message: unknown, encoding: string, recei
   }
 }
 
-function describeRejection(item: string, translation: Translation, index: number, reason: string): string {
-  const itemIndex = translation.itemOf[index]
-  if (itemIndex === -1) return `the exception event of a span (stored without it): ${reason}`
-  return `${item} ${itemIndex}: ${reason}`
+/**
+ * What was not stored, as the OTLP specification's ExportPartialSuccess: the items the translation or
+ * the pipeline refused, counted once each, and the first reasons; undefined when all were stored. An
+ * event derived from an item (an exception span event) refused alone is named in the message only:
+ * its item was stored.
+ */
+function partialSuccessOf(signal: Pick<Signal, 'rejectedField' | 'item'>, translation: Translation, rejected: { index: number; reason: string }[]) {
+  const reasons = [
+    ...translation.refused.map(({ item, reason }) => ({ item, reason })),
+    ...rejected.map((rejection) => ({ item: translation.itemOf[rejection.index], reason: rejection.reason })),
+  ].sort((a, b) => (a.item === -1 ? 1 : b.item === -1 ? -1 : a.item - b.item))
+  if (reasons.length === 0) return undefined
+  const refusedItems = new Set(reasons.filter(({ item }) => item !== -1).map(({ item }) => item))
+  return {
+    [signal.rejectedField]: refusedItems.size,
+    errorMessage: reasons
+      .slice(0, REASONS_NAMED)
+      .map(({ item, reason }) => (item === -1 ? `the exception event of a ${signal.item} (stored without it): ${reason}` : `${signal.item} ${item}: ${reason}`))
+      .join('; '),
+  }
 }

@@ -1,5 +1,5 @@
 import { attributes, enumNumber, hexId, isoTime, nanosToMs, serviceNameOf, type KeyValue, type Resource, type Scope } from './values.ts'
-import { emptyTranslation, type Translation } from './translation.ts'
+import { emptyTranslation, type PortalEvent, isMessage, listAt, requireMessage, translateItem, type Translation } from './translation.ts'
 
 interface SpanEvent {
   timeUnixNano?: unknown
@@ -43,41 +43,47 @@ const STATUS_NAMES = ['unset', 'ok', 'error']
  */
 export function translateTraces(request: ExportTraceServiceRequest, receivedAt: number): Translation {
   const translation = emptyTranslation()
-  for (const resourceSpans of request.resourceSpans ?? []) {
+  for (const [r, resourceSpans] of listAt(request.resourceSpans, 'resourceSpans').entries()) {
+    if (!isMessage(resourceSpans)) continue
     const resource = attributes(resourceSpans.resource?.attributes)
     const serviceName = serviceNameOf(resource)
-    for (const scopeSpans of resourceSpans.scopeSpans ?? []) {
+    for (const [s, scopeSpans] of listAt(resourceSpans.scopeSpans, `resourceSpans[${r}].scopeSpans`).entries()) {
+      if (!isMessage(scopeSpans)) continue
       const scope = scopeSpans.scope?.name || undefined
-      for (const span of scopeSpans.spans ?? []) {
-        const item = translation.items++
-        const traceId = hexId(span.traceId)
-        const spanId = hexId(span.spanId)
-        const startMs = nanosToMs(span.startTimeUnixNano) ?? receivedAt
-        const endMs = nanosToMs(span.endTimeUnixNano)
-        const data: Record<string, unknown> = {}
-        if (traceId !== undefined) data.traceId = traceId
-        if (spanId !== undefined) data.spanId = spanId
-        const parentSpanId = hexId(span.parentSpanId)
-        if (parentSpanId !== undefined) data.parentSpanId = parentSpanId
-        if (serviceName !== undefined) data.serviceName = serviceName
-        if (span.name) data.name = span.name
-        if (endMs !== undefined) data.durationMs = Math.max(0, Math.round((endMs - startMs) * 1000) / 1000)
-        data.kind = KIND_NAMES[enumNumber(span.kind, SPAN_KINDS)] ?? 'unspecified'
-        const statusCode = STATUS_NAMES[enumNumber(span.status?.code, STATUS_CODES)] ?? 'unset'
-        data.status = span.status?.message ? { code: statusCode, message: span.status.message } : { code: statusCode }
-        data.attributes = attributes(span.attributes)
-        if (scope !== undefined) data.scope = scope
-        if (span.traceState) data.traceState = span.traceState
-        if (span.events?.length) data.events = span.events.map((event) => spanEvent(event, startMs))
-        if (span.links?.length) data.links = span.links.map((link) => ({ traceId: hexId(link.traceId), spanId: hexId(link.spanId), attributes: attributes(link.attributes) }))
-        translation.events.push({ type: 'trace', ts: isoTime(startMs), data })
-        translation.itemOf.push(item)
+      for (const span of listAt(scopeSpans.spans, `resourceSpans[${r}].scopeSpans[${s}].spans`)) {
+        translateItem(translation, (item) => {
+          requireMessage(span, 'span')
+          const traceId = hexId(span.traceId)
+          const spanId = hexId(span.spanId)
+          const startMs = nanosToMs(span.startTimeUnixNano) ?? receivedAt
+          const endMs = nanosToMs(span.endTimeUnixNano)
+          const data: Record<string, unknown> = {}
+          if (traceId !== undefined) data.traceId = traceId
+          if (spanId !== undefined) data.spanId = spanId
+          const parentSpanId = hexId(span.parentSpanId)
+          if (parentSpanId !== undefined) data.parentSpanId = parentSpanId
+          if (serviceName !== undefined) data.serviceName = serviceName
+          if (typeof span.name === 'string' && span.name !== '') data.name = span.name
+          if (endMs !== undefined) data.durationMs = Math.max(0, Math.round((endMs - startMs) * 1000) / 1000)
+          data.kind = KIND_NAMES[enumNumber(span.kind, SPAN_KINDS)] ?? 'unspecified'
+          const statusCode = STATUS_NAMES[enumNumber(span.status?.code, STATUS_CODES)] ?? 'unset'
+          data.status = typeof span.status?.message === 'string' && span.status.message !== '' ? { code: statusCode, message: span.status.message } : { code: statusCode }
+          data.attributes = attributes(span.attributes)
+          if (scope !== undefined) data.scope = scope
+          if (typeof span.traceState === 'string' && span.traceState !== '') data.traceState = span.traceState
+          const events = listAt(span.events, 'events').filter(isMessage) as SpanEvent[]
+          if (events.length) data.events = events.map((event) => spanEvent(event, startMs))
+          const links = listAt(span.links, 'links').filter(isMessage) as SpanLink[]
+          if (links.length) data.links = links.map((link) => ({ traceId: hexId(link.traceId), spanId: hexId(link.spanId), attributes: attributes(link.attributes) }))
+          translation.events.push({ type: 'trace', ts: isoTime(startMs), data })
+          translation.itemOf.push(item)
 
-        for (const event of span.events ?? []) {
-          if (event.name !== 'exception') continue
-          translation.events.push(exceptionEvent(event, startMs, data, serviceName))
-          translation.itemOf.push(-1)
-        }
+          for (const event of events) {
+            if (event.name !== 'exception') continue
+            translation.events.push(exceptionEvent(event, startMs, data, serviceName))
+            translation.itemOf.push(-1)
+          }
+        })
       }
     }
   }
@@ -85,20 +91,43 @@ export function translateTraces(request: ExportTraceServiceRequest, receivedAt: 
 }
 
 function spanEvent(event: SpanEvent, spanStartMs: number) {
-  return { name: event.name ?? '', ts: isoTime(nanosToMs(event.timeUnixNano) ?? spanStartMs), attributes: attributes(event.attributes) }
+  return { name: typeof event.name === 'string' ? event.name : '', ts: isoTime(nanosToMs(event.timeUnixNano) ?? spanStartMs), attributes: attributes(event.attributes) }
 }
 
 /** An `exception` span event (semantic conventions: exception.type, .message, .stacktrace) as an `error` event. */
 function exceptionEvent(event: SpanEvent, spanStartMs: number, span: Record<string, unknown>, serviceName: string | undefined) {
-  const { 'exception.type': type, 'exception.message': message, 'exception.stacktrace': stack, ...rest } = attributes(event.attributes)
+  const link = { traceId: span.traceId as string | undefined, spanId: span.spanId as string | undefined, serviceName, spanName: span.name as string | undefined }
+  return exceptionOfAttributes(attributes(event.attributes), isoTime(nanosToMs(event.timeUnixNano) ?? spanStartMs), link) ?? { type: 'error', ts: isoTime(spanStartMs), data: withLink({}, link) }
+}
+
+interface ExceptionLink {
+  traceId?: string
+  spanId?: string
+  serviceName?: string
+  spanName?: string
+}
+
+/**
+ * An exception described by attributes (semantic conventions: exception.type, .message, .stacktrace),
+ * on a span event or a log record, as an `error` event; undefined when neither type nor message is set.
+ * `reportedBy` lets the errors module store once an exception that a Sentry SDK reports for the same span.
+ */
+export function exceptionOfAttributes(all: Record<string, unknown>, ts: string, link: ExceptionLink): PortalEvent | undefined {
+  const { 'exception.type': type, 'exception.message': message, 'exception.stacktrace': stack, ...rest } = all
   const data: Record<string, unknown> = {}
   if (typeof type === 'string' && type !== '') data.name = type
   if (typeof message === 'string') data.message = message
+  if (data.name === undefined && data.message === undefined) return undefined
   if (typeof stack === 'string' && stack !== '') data.stack = stack
-  if (serviceName !== undefined) data.service = serviceName
-  if (span.traceId !== undefined) data.traceId = span.traceId
-  if (span.spanId !== undefined) data.spanId = span.spanId
-  if (span.name !== undefined) data.spanName = span.name
   if (Object.keys(rest).length > 0) data.attributes = rest
-  return { type: 'error', ts: isoTime(nanosToMs(event.timeUnixNano) ?? spanStartMs), data }
+  return { type: 'error', ts, data: withLink(data, link) }
+}
+
+function withLink(data: Record<string, unknown>, link: ExceptionLink): Record<string, unknown> {
+  if (link.serviceName !== undefined) data.service = link.serviceName
+  if (link.traceId !== undefined) data.traceId = link.traceId
+  if (link.spanId !== undefined) data.spanId = link.spanId
+  if (link.spanName !== undefined) data.spanName = link.spanName
+  data.reportedBy = 'opentelemetry'
+  return data
 }

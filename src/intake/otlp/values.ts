@@ -59,7 +59,7 @@ export function anyValue(value: AnyValue | null | undefined): unknown {
   if (value.boolValue != null) return value.boolValue
   if (value.intValue != null) return int64(value.intValue)
   if (value.doubleValue != null) return value.doubleValue
-  if (value.arrayValue != null) return (value.arrayValue.values ?? []).map(anyValue)
+  if (value.arrayValue != null) return Array.isArray(value.arrayValue.values) ? value.arrayValue.values.map(anyValue) : []
   if (value.kvlistValue != null) return attributes(value.kvlistValue.values)
   if (value.bytesValue != null) return typeof value.bytesValue === 'string' ? value.bytesValue : Buffer.from(value.bytesValue).toString('base64')
   return null
@@ -69,7 +69,9 @@ export function anyValue(value: AnyValue | null | undefined): unknown {
 export function attributes(list: KeyValue[] | null | undefined): Record<string, unknown> {
   const result: Record<string, unknown> = {}
   if (!list) return result
+  if (!Array.isArray(list)) throw new Error('attributes: must be a list of key-value pairs')
   for (const item of list) {
+    if (typeof item !== 'object' || item === null) throw new Error('attributes: must be a list of key-value pairs')
     // A key such as __proto__ would otherwise set the object's prototype instead of a field.
     if (typeof item.key === 'string' && item.key !== '__proto__') result[item.key] = anyValue(item.value)
   }

@@ -1,4 +1,5 @@
 import { withoutSecretHeaders } from '../../errors/capture.ts'
+import { breadcrumbsOf, sentryTags } from '../../errors/occurrence-context.ts'
 import { isPlainObject } from '../../ingest/validate-event.ts'
 
 /** A portal event as `POST /api/ingest` takes it. */
@@ -95,7 +96,11 @@ function errorData(event: Json, exceptions: Json[]): Json {
   if (isPlainObject(event.request)) data.request = withoutSecretHeaders(event.request)
   const fingerprint = fingerprintOf(event.fingerprint)
   if (fingerprint) data.fingerprint = fingerprint
-  if (isPlainObject(event.tags)) data.tags = event.tags
+  const tags = sentryTags(event.tags)
+  if (tags) data.tags = tags
+  const breadcrumbs = breadcrumbsOf(event.breadcrumbs)
+  if (breadcrumbs) data.breadcrumbs = breadcrumbs
+  data.reportedBy = 'sentry'
   if (isPlainObject(event.contexts)) data.contexts = event.contexts
   if (isPlainObject(event.user)) data.user = event.user
   if (isPlainObject(event.extra)) data.extra = event.extra

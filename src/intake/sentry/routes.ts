@@ -11,6 +11,7 @@ import { isPlainObject } from '../../ingest/validate-event.ts'
 import { decodedBody } from '../compressed-body.ts'
 import { parseEnvelope } from './envelope.ts'
 import { translateSentryEvent, translateSentryTransaction, type PortalEvent } from './events.ts'
+import { translateSentrySessions } from './sessions.ts'
 
 const EMPTY_BODY = Buffer.alloc(0)
 
@@ -42,7 +43,7 @@ const EVENT_EXAMPLE = {
 
 /** An envelope: a header line, then for each item a header line and its payload. */
 const Envelope = Type.String({
-  description: 'A Sentry envelope: newline-separated JSON, a header line then an item header and payload per item (`event`, `transaction`; other item types are skipped).',
+  description: 'A Sentry envelope: newline-separated JSON, a header line then an item header and payload per item (`event`, `transaction`, `session`, `sessions`; other item types are skipped).',
   examples: [[JSON.stringify({ event_id: EVENT_EXAMPLE.event_id, sent_at: '2024-11-23T19:26:40.500Z' }), JSON.stringify({ type: 'event' }), JSON.stringify(EVENT_EXAMPLE)].join('\n')],
 })
 
@@ -134,7 +135,7 @@ export const sentryRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext; pipel
           description:
             'Authenticated by the DSN’s key in `X-Sentry-Auth: Sentry sentry_key=…` or `?sentry_key=`; the key needs the `sentry` scope (403) and the ' +
             'project number must be its project’s (404). Exceptions become error occurrences grouped by their structured frames; messages become logs; ' +
-            'transactions become trace spans; other item types are skipped. Envelopes come as application/x-sentry-envelope or, from browser SDKs, text/plain; Content-Encoding: gzip is taken. Each event counts against the project’s ' +
+            'transactions become trace spans; `session` and `sessions` items become `session` events (release health); other item types are skipped. Envelopes come as application/x-sentry-envelope or, from browser SDKs, text/plain; Content-Encoding: gzip is taken. Each event counts against the project’s ' +
             'ingest limits: 429 carries Retry-After and X-Sentry-Rate-Limits. 200 means the events are committed. Field mapping: docs/intake.md.',
           security: [{ apiKey: [] }],
           params: Params,
@@ -176,7 +177,11 @@ function fromEnvelope(body: Buffer, receivedAt: number): SentryIntake {
   const events: PortalEvent[] = []
   let eventId = typeof envelope.header.event_id === 'string' ? envelope.header.event_id : null
   envelope.items.forEach((item, index) => {
-    // Sessions, client reports, attachments, profiles, replays…: not the portal's to keep; skipped, not refused.
+    if (item.type === 'session' || item.type === 'sessions') {
+      events.push(...translateSentrySessions(item.type, jsonObject(item.payload, `envelope item ${index} (${item.type})`), receivedAt))
+      return
+    }
+    // Client reports, attachments, profiles, replays…: not the portal's to keep; skipped, not refused.
     if (item.type !== 'event' && item.type !== 'transaction') return
     const event = jsonObject(item.payload, `envelope item ${index} (${item.type})`)
     eventId ??= typeof event.event_id === 'string' ? event.event_id : null

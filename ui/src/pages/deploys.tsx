@@ -4,6 +4,7 @@ import { Link, useFilters, withParams } from '../router.tsx'
 import { TimeRangeControl, useTimeRange } from '../components/time.tsx'
 import { DeployErrors, deployRelease, ErrorsAroundDeploy, NewErrorsLink, useErrorsAroundDeploys } from '../components/deploy-links.tsx'
 import type { components } from '../api-types.generated.ts'
+import { percent, useReleaseHealth } from './releases.tsx'
 
 type LatestDeploy = components['schemas']['LatestDeploy']
 type DeployEvent = components['schemas']['DeployEvent']
@@ -14,6 +15,7 @@ export function DeploysPage({ project }: { project: string }) {
   const latest = usePaged<LatestDeploy>(`/api/modules/deploys/latest${queryString({ project_id: project, service, environment })}`)
   const history = usePaged<DeployEvent>(`/api/modules/deploys/events${queryString({ project_id: project, service, environment, status, release, from: range.from, to: range.listTo })}`)
   const errorsAround = useErrorsAroundDeploys(project, history.items)
+  const health = useReleaseHealth(project, range.from, range.listTo)
   return (
     <section>
       <h1>Deploys</h1>
@@ -58,6 +60,19 @@ export function DeploysPage({ project }: { project: string }) {
           { title: 'Commit', render: (event) => <code>{event.data.commit?.slice(0, 10) ?? '—'}</code> },
           { title: 'Release', render: (event) => deployRelease(event) ?? '—' },
           { title: 'Errors', render: (event) => <NewErrorsLink project={project} deploy={event} /> },
+          {
+            title: 'Crash-free sessions · users',
+            render: (event) => {
+              const release = deployRelease(event)
+              const row = release === undefined ? undefined : health.get(`${release}\u0000${event.data.environment ?? ''}`)
+              if (!row) return <span class="muted">no sessions</span>
+              return (
+                <Link href={`/p/${project}/releases${queryString({ release, environment: event.data.environment })}`} title={`${row.sessions} sessions, ${row.users} users`}>
+                  {percent(row.crashFreeSessions)} · {percent(row.crashFreeUsers)}
+                </Link>
+              )
+            },
+          },
           { title: 'Error events, hour before · after', render: (event) => <ErrorsAroundDeploy deploy={event} around={errorsAround} /> },
         ]}
       />

@@ -13,6 +13,8 @@ type GroupStatus = Schemas['ErrorGroupStatus']
 type Occurrence = Schemas['ErrorOccurrence']
 type ErrorGroupDetail = Schemas['ErrorGroupDetail']
 type Frame = Schemas['StackFrame']
+type Breadcrumb = Schemas['Breadcrumb']
+type TagFacet = Schemas['ErrorGroupTags']['data'][number]
 
 // Every occurrence a group keeps (the API keeps the latest 100) fits one page.
 const OCCURRENCES_PAGE = 100
@@ -36,7 +38,7 @@ export function ErrorGroupPage({ project, fingerprint }: { project: string; fing
           </h1>
           <p class="facts">
             <Badge value={group.status} />
-            {group.regressed && <Badge value="regressed" />} {group.count.toLocaleString()} events · first seen <Time iso={group.firstSeen} /> · last seen <Time iso={group.lastSeen} />
+            {group.regressed && <Badge value="regressed" />} {group.count.toLocaleString()} events · {group.usersAffected.toLocaleString()} {group.usersAffected === 1 ? 'user' : 'users'} affected · first seen <Time iso={group.firstSeen} /> · last seen <Time iso={group.lastSeen} />
             {group.firstRelease && (
               <>
                 {' '}
@@ -57,6 +59,7 @@ export function ErrorGroupPage({ project, fingerprint }: { project: string; fing
             </div>
           )}
           <Breakdown project={project} group={group} />
+          <TagFacets fingerprint={fingerprint} />
           <BarChart title="Events per day, last 14 days (UTC)" bars={group.countsPerDay.map((day) => ({ label: day.date.slice(5), value: day.count }))} />
           <Occurrences project={project} fingerprint={fingerprint} count={group.count} />
           <Grouping project={project} group={group} canWrite={canWrite} onChange={detail.reload} />
@@ -122,6 +125,89 @@ function Breakdown({ project, group }: { project: string; group: ErrorGroupDetai
         )
       })}
     </div>
+  )
+}
+
+/** Keys the breakdown above shows already. */
+const BREAKDOWN_KEYS = new Set(['release', 'environment', 'service'])
+
+/** Tags as facets: each tag key's most frequent values over every occurrence of the group, with their share. */
+function TagFacets({ fingerprint }: { fingerprint: string }) {
+  const tags = useGet<Schemas['ErrorGroupTags']>(`/api/errors/groups/${fingerprint}/tags?values=5`)
+  const facets = (tags.data?.data ?? []).filter((facet) => !BREAKDOWN_KEYS.has(facet.key))
+  return (
+    <section aria-label="Tags">
+      <h2>Tags</h2>
+      <LoadState loading={tags.loading && !tags.data} error={tags.error} what="the tags" />
+      {tags.data && facets.length === 0 && <p class="muted">No occurrence named a tag or a user.</p>}
+      <div class="breakdown">
+        {facets.map((facet) => (
+          <TagFacetTable facet={facet} />
+        ))}
+      </div>
+    </section>
+  )
+}
+
+function TagFacetTable({ facet }: { facet: TagFacet }) {
+  const others = facet.count - facet.topValues.reduce((sum, value) => sum + value.count, 0)
+  const share = (part: number) => Math.round((part / (facet.count || 1)) * 100)
+  return (
+    <table aria-label={`Tag ${facet.key}`}>
+      <thead>
+        <tr>
+          <th scope="col">
+            {facet.key} <span class="muted">({facet.distinctValues.toLocaleString()})</span>
+          </th>
+          <th scope="col" class="num">
+            Events
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {facet.topValues.map((value) => (
+          <tr>
+            <td>{value.value}</td>
+            <td class="num">
+              <span class="share" style={{ width: `${Math.max(share(value.count) * 0.6, 2)}px` }} />
+              {value.count.toLocaleString()} <span class="muted">({share(value.count)}%)</span>
+            </td>
+          </tr>
+        ))}
+        {others > 0 && (
+          <tr>
+            <td class="muted">{(facet.distinctValues - facet.topValues.length).toLocaleString()} other values</td>
+            <td class="num">
+              {others.toLocaleString()} <span class="muted">({share(others)}%)</span>
+            </td>
+          </tr>
+        )}
+      </tbody>
+    </table>
+  )
+}
+
+/** What happened before the error, oldest first, each at its time before the occurrence. */
+function Breadcrumbs({ breadcrumbs, at }: { breadcrumbs: Breadcrumb[]; at: number }) {
+  if (breadcrumbs.length === 0) return <p class="muted">No breadcrumbs were sent with this occurrence.</p>
+  const before = (crumb: Breadcrumb) => {
+    if (!crumb.timestamp) return ''
+    const seconds = (Date.parse(crumb.timestamp) - at) / 1000
+    return Math.abs(seconds) < 60 ? `${seconds.toFixed(1)} s` : `${Math.round(seconds / 60)} min`
+  }
+  return (
+    <ol class="breadcrumbs" aria-label="Breadcrumbs">
+      {breadcrumbs.map((crumb) => (
+        <li class={crumb.level === 'error' || crumb.level === 'fatal' ? 'crumb-error' : undefined}>
+          <span class="muted crumb-time" title={crumb.timestamp}>
+            {before(crumb)}
+          </span>{' '}
+          <Badge value={crumb.category ?? crumb.type ?? 'default'} tone="crumb" />
+          {crumb.level && crumb.level !== 'info' && <span class="muted"> {crumb.level}</span>} {crumb.message ?? ''}
+          {crumb.data && Object.keys(crumb.data).length > 0 && <code class="crumb-data"> {Object.entries(crumb.data).map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`).join(' ')}</code>}
+        </li>
+      ))}
+    </ol>
   )
 }
 
@@ -207,6 +293,7 @@ function OccurrenceView({ project, occurrence }: { project: string; occurrence: 
         )}
         {occurrence.environment && <> · {occurrence.environment}</>}
         {occurrence.service && <> · {occurrence.service}</>}
+        {occurrence.reportedBy.length > 0 && <> · reported by {occurrence.reportedBy.join(' and ')}</>}
       </p>
       {occurrence.traceId && (
         <p class="signal-links">
@@ -242,6 +329,8 @@ function OccurrenceView({ project, occurrence }: { project: string; occurrence: 
           ))}
         </section>
       )}
+      <h3>Breadcrumbs</h3>
+      <Breadcrumbs breadcrumbs={occurrence.breadcrumbs} at={ts} />
       {occurrence.request && (
         <>
           <h3>Request</h3>

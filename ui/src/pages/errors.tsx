@@ -111,6 +111,7 @@ export function ErrorGroupsPage({ project }: { project: string }) {
             ),
           },
           { title: 'Events', numeric: true, render: (group) => group.count.toLocaleString() },
+          { title: 'Users', numeric: true, render: (group) => group.usersAffected.toLocaleString() },
           { title: 'Last 14 days', render: (group) => <DaySparkline days={group.countsPerDay} /> },
           { title: 'Last seen', render: (group) => <Time iso={group.lastSeen} /> },
           { title: 'First seen', render: (group) => <Time iso={group.firstSeen} /> },
