@@ -129,4 +129,10 @@ export const errorMigrations: Migration[] = [
       await db.schema.createIndex('error_count_deltas_project_idx').ifNotExists().on('error_count_deltas').column('project_id').execute()
     },
   },
+  {
+    // The grouping algorithm that opened each group: every group before this step was opened by v1.
+    // A later version finds such a group through the fingerprint v1 gives an occurrence (group-store.ts).
+    name: 'errors/006_group_algorithm',
+    up: (db) => db.schema.alterTable('error_groups').addColumn('algorithm', 'text', (c) => c.notNull().defaultTo('v1')).execute(),
+  },
 ]

@@ -20,13 +20,15 @@ export interface GroupRow {
   last_seen: number
   status_changed_at: number | null
   created_at: number
+  /** the grouping algorithm version that opened it (errors/006; v1 before) */
+  algorithm: string
 }
 
 /** Occurrences counted, and when the first and the last of them happened. */
 export type Totals = { count: number; first_seen: number; last_seen: number }
 
 /**
- * Row types of the errors module's tables (migrations errors/001 to 005). Bigint columns read as
+ * Row types of the errors module's tables (migrations errors/001 to 006). Bigint columns read as
  * numbers on both databases (the PostgreSQL pool parses int8); a `sum` of them is PostgreSQL's numeric, a string.
  */
 export interface ErrorTables {
