@@ -232,7 +232,7 @@ function exceptionParts(exception: ExceptionInput, variant: 'app' | 'system', pl
  * tree of `exception_id` and `parent_id`, its root id 0) counts by its top-level exceptions, the
  * first that are not groups themselves: when they are all alike, by that one and the path of its first
  * children (so it groups with the same exception thrown alone); else one of each kind, and the root.
- * A chain without ids, or a tree without a root, counts whole, as Sentry does.
+ * A chain without ids, or a tree without a root, counts whole; a root without a usable child alone, as Sentry does.
  */
 function mainExceptions(exceptions: ExceptionInput[], platform: string | undefined): ExceptionInput[] {
   if (exceptions.length <= 1) return exceptions
@@ -259,7 +259,8 @@ function mainExceptions(exceptions: ExceptionInput[], platform: string | undefin
     for (const child of childrenOf(exception)) collect(child)
   }
   collect(root)
-  if (topLevel.length === 0) return exceptions
+  // No exception below the root (its children are groups alone, or hang in a cycle of their own): the root alone.
+  if (topLevel.length === 0) return [root]
   topLevel.sort((a, b) => (a.type < b.type ? 1 : a.type > b.type ? -1 : 0))
   const distinct: ExceptionInput[] = []
   let previousKey: string | undefined
