@@ -316,12 +316,12 @@ function sameFrame(a: Frame, b: Frame): boolean {
 // Vendored runtimes, polyfills and package caches: an SDK may call them in-app, being outside node_modules in a bundle.
 const VENDORED = /(?:^|[/~])(?:@babel\/runtime|core-js(?:-pure)?|tslib|regenerator-runtime)(?:[/.@-]|$)|\/(?:node_modules|site-packages|dist-packages|vendor|gems|\.pub-cache)\/|\/go\/pkg\/mod\/|\/usr\/local\/go\/src\/|webpack\/(?:bootstrap|runtime)/
 
-/** Grouping v2's in-app rule: the frame's own (or v1's), with vendored runtimes and package caches never in-app. */
+/** Grouping v2's in-app rule: the frame's own (or v1's), with vendored runtimes and package caches, by path or module, never in-app. */
 export function isInAppV2(frame: Frame): boolean {
   if (!frame.inApp) return false
   const path = frame.absPath ?? frame.filename
-  if (path === null || path === undefined) return true
-  return !VENDORED.test(path.includes('\\') ? path.replace(/\\/g, '/') : path)
+  if (path && VENDORED.test(path.includes('\\') ? path.replace(/\\/g, '/') : path)) return false
+  return !(frame.module && VENDORED.test(frame.module))
 }
 
 type Family = 'javascript' | 'java' | 'other'
@@ -340,7 +340,7 @@ function guessPlatform(frame: Frame): string {
   return 'other'
 }
 
-const URL_ORIGIN = /^(?:https?|blob|file|webpack|app):/
+const URL_ORIGIN = /^(?:https?|blob|file):/
 
 function hasUrlOrigin(path: string | null | undefined): boolean {
   return path !== null && path !== undefined && URL_ORIGIN.test(path)
@@ -363,8 +363,9 @@ function frameSite(frame: Frame, platform: string): string | undefined {
 function moduleName(frame: Frame, family: Family): string | undefined {
   const module = frame.module
   if (!module) return undefined
-  // Sentry's JavaScript SDKs set the module to the path of a file: the file says it then.
-  if (family === 'javascript' && module.includes('/')) return undefined
+  // A JavaScript module that is the end of the file's path repeats the file, which says it then.
+  const path = frame.absPath ?? frame.filename
+  if (family === 'javascript' && module.includes('/') && path && path.endsWith(module)) return undefined
   if (family === 'java' && module.includes('$$Lambda')) return undefined
   // Numbered anonymous classes and generated accessors are renumbered whenever the code changes.
   return module.replace(/\$\$(?:Enhancer|FastClass)?\w*?CGLIB\$\$[0-9a-f]+(?:_\d+)?/gi, '$$$$CGLIB').replace(/(\$\$_javassist)(?:_seam)?(?:_\d+)?/g, '$1').replace(/(Generated(?:Serialization)?(?:Constructor|Method)Accessor)\d+/g, '$1').replace(/\$\d+/g, '$$')
