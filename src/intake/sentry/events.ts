@@ -315,16 +315,15 @@ function traceContext(event: Json): { traceId?: string; spanId?: string; parentS
   }
 }
 
-/** Sentry timestamps are seconds (a float) or RFC 3339 strings. */
+/** Sentry timestamps are seconds (a float) or RFC 3339 strings; one before 1970 or past year 9999 is none. */
 function secondsToMs(value: unknown): number | undefined {
-  if (typeof value === 'number' && Number.isFinite(value)) return Math.round(value * 1000)
-  if (typeof value === 'string') {
-    const ms = Date.parse(value)
-    return Number.isFinite(ms) ? ms : undefined
-  }
-  return undefined
+  const ms = typeof value === 'number' ? Math.round(value * 1000) : typeof value === 'string' ? Date.parse(value) : NaN
+  return Number.isFinite(ms) && ms >= 0 && ms <= LATEST_MS ? ms : undefined
 }
 
+const LATEST_MS = Date.UTC(9999, 11, 31)
+
+/** When it happened: a timestamp in the future, or none, is the time of receipt (Sentry corrects such clocks too). */
 function timestampOf(value: unknown, receivedAt: number): string {
   return new Date(Math.min(secondsToMs(value) ?? receivedAt, receivedAt)).toISOString()
 }

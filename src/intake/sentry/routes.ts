@@ -261,7 +261,14 @@ function countClientReport(payload: Buffer) {
 }
 
 function jsonObject(bytes: Buffer, what: string): Record<string, unknown> {
-  const parsed = parseJsonBody(bytes.toString('utf8'), 64)
+  let parsed: unknown
+  try {
+    parsed = parseJsonBody(bytes.toString('utf8'), 64)
+  } catch (error) {
+    // The parser names the whole body; an envelope's refusal names the item.
+    if (error instanceof ProblemError && error.status === 400) throw new ProblemError(400, 'invalid_event', `${what}: ${error.detail.replace(/^body: /, '')}`)
+    throw error
+  }
   if (!isPlainObject(parsed)) throw new ProblemError(400, 'invalid_event', `${what}: must be a JSON object`)
   return parsed
 }
