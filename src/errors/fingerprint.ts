@@ -54,9 +54,9 @@ export interface GroupingInput extends GroupingInputV1 {
   chain?: ExceptionInput[]
   /** the thrown exception's mechanism, when there is no chain */
   mechanism?: ExceptionMechanism
-  /** an event without exception (Sentry's captureMessage): grouped by its message */
+  /** an event without exception type (Sentry's captureMessage, an `error` event with a message only) */
   isMessage?: boolean
-  /** the message before its parameters were put in (Sentry's `logentry.message`) */
+  /** a message event's text before its parameters were put in (Sentry's `logentry.message`, else its message): it groups the event, its stack does not */
   messageTemplate?: string
   /** Sentry's platform (javascript, node, python, java, go, …); guessed from each frame's file otherwise */
   platform?: string
@@ -151,6 +151,7 @@ function thrownException(input: GroupingInput): ExceptionInput | undefined {
 }
 
 function defaultComponents(input: GroupingInput): GroupingComponent[] {
+  if (input.isMessage && input.messageTemplate !== undefined) return [messageComponent(input), messageStack(input)]
   const exceptions = input.chain && input.chain.length > 0 ? input.chain : input.isMessage && input.frames.length === 0 ? [] : [thrownException(input)!]
   if (exceptions.length === 0) return [messageComponent(input)]
   const main = mainExceptions(exceptions, input.platform)
@@ -171,7 +172,19 @@ function messageComponent(input: GroupingInput): GroupingComponent {
     id: 'message',
     contributes: true,
     values: [messageForGrouping(template)],
-    hint: input.messageTemplate !== undefined ? 'the message template, its parameters left out' : 'the message, its variable parts replaced by placeholders',
+    hint: template !== input.message ? 'the message template, its parameters left out' : 'the message, its variable parts replaced by placeholders',
+  }
+}
+
+/** A message's stack (attachStacktrace), shown: the template groups it wherever it is sent from. */
+function messageStack(input: GroupingInput): GroupingComponent {
+  return {
+    id: 'stacktrace',
+    contributes: false,
+    get values() {
+      return frameSites(input.frames, 'app', input.platform)
+    },
+    hint: input.frames.length > 0 ? 'not used: a message groups by its template, wherever it is sent from' : 'not used: no stack trace',
   }
 }
 

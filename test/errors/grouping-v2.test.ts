@@ -176,9 +176,18 @@ describe('grouping algorithm v2', () => {
       assert.deepEqual(counted({ isMessage: true, message: 'queue long' }), [['message', ['queue long']]])
     })
 
-    test('a message with a stack (attachStacktrace) groups by its frames', () => {
+    test('a message with a stack (attachStacktrace) still groups by its template, wherever it is sent from; the stack is shown', () => {
+      const at = (fn: string) => [frame(fn, { filename: '/srv/app/queue.js' })]
+      const message = (text: string, frames: Frame[]) => ({ isMessage: true, message: text, messageTemplate: text, frames })
+      assert.equal(fingerprint(message('queue 1 long', at('tick'))), fingerprint(message('queue 2 long', at('drain'))))
+      assert.notEqual(fingerprint(message('queue 1 long', at('tick'))), fingerprint(message('disk full', at('tick'))))
+      const shown = computeGrouping(PROJECT, { name: '', ...message('queue 1 long', at('tick')) }).components.find((component) => component.id === 'stacktrace')
+      assert.deepEqual([shown?.contributes, shown?.values], [false, ['queue.js tick']])
+    })
+
+    test('an event with neither type nor template (a bare stack) groups by its frames', () => {
       const frames = [frame('tick', { filename: '/srv/app/queue.js' })]
-      assert.equal(fingerprint({ isMessage: true, message: 'queue 1 long', frames }), fingerprint({ isMessage: true, message: 'something else', frames }))
+      assert.equal(fingerprint({ isMessage: true, message: '<unlabeled event>', frames }), fingerprint({ isMessage: true, message: 'other', frames }))
     })
   })
 

@@ -169,7 +169,6 @@ for (const dialect of DIALECTS) {
         }),
         { numRuns: 150, seed: 38 },
       )
-      if (process.env.DEBUG_SHAPES) console.log(t.logs.filter((line) => line.includes('"err"')).slice(0, 3).join('\n'))
       assert.deepEqual(unexpected, [], 'every answer is a 200 or a 4xx problem naming why')
       const stored = await storedEvents()
       const lost = accepted.filter((id) => !stored.has(id))

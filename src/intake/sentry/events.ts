@@ -74,7 +74,8 @@ function errorData(event: Json, exceptions: Json[], logEntry: LogEntry | undefin
   // An exception without type is a message's stack (captureMessage with attachStacktrace): the message titles it.
   const value = thrown && lenientText(thrown.value, 65_536)
   data.message = (type ? value : undefined) ?? logEntry?.formatted ?? value ?? (type ? '' : '<unlabeled event>')
-  if (!type && logEntry?.template !== undefined && logEntry.template !== data.message) data.messageTemplate = logEntry.template
+  // What groups a message event: its template, else its text (its stack, when the SDK attached one, does not).
+  if (!type && logEntry) data.messageTemplate = logEntry.template ?? logEntry.formatted
   const frames = thrown ? framesOf(thrown) : eventFrames(event)
   if (frames.length > 0) data.frames = frames
   const mechanism = thrown && mechanismOf(thrown)
