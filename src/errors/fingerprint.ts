@@ -308,13 +308,15 @@ function exceptionKey(exception: ExceptionInput, platform: string | undefined): 
  */
 function frameSites(frames: Frame[], variant: 'app' | 'system', platform: string | undefined): string[] {
   const sites: string[] = []
+  // A printed stack is of one runtime: its innermost frame says which.
+  const family = familyOf(platform ?? (frames.length > 0 ? guessPlatform(frames[0]) : 'other'))
   let previous: Frame | undefined
   for (const frame of frames) {
     const repeats = previous !== undefined && sameFrame(frame, previous)
     previous = frame
     if (repeats) continue
     if (variant === 'app' && !isInAppV2(frame)) continue
-    const site = frameSite(frame, platform ?? guessPlatform(frame))
+    const site = frameSite(frame, family)
     if (site !== undefined) sites.push(site)
   }
   // A lone JavaScript frame from a URL without a function says nothing of the error (Sentry ignores it too).
@@ -326,15 +328,30 @@ function sameFrame(a: Frame, b: Frame): boolean {
   return a.function === b.function && a.module === b.module && a.filename === b.filename && a.lineno === b.lineno && a.colno === b.colno && a.absPath === b.absPath
 }
 
-// Vendored runtimes, polyfills and package caches: an SDK may call them in-app, being outside node_modules in a bundle.
-const VENDORED = /(?:^|[/~])(?:@babel\/runtime|core-js(?:-pure)?|tslib|regenerator-runtime)(?:[/.@-]|$)|\/(?:node_modules|site-packages|dist-packages|vendor|gems|\.pub-cache)\/|\/go\/pkg\/mod\/|\/usr\/local\/go\/src\/|webpack\/(?:bootstrap|runtime)/
+// Vendored runtimes, polyfills and package caches: an SDK may call them in-app, being outside node_modules in a
+// bundle. Literal alternatives only, which V8 searches for fast (most paths hold none).
+const VENDORED = /@babel\/runtime|core-js|tslib|regenerator-runtime|\/node_modules\/|site-packages|dist-packages|\/vendor\/|\/gems\/|\.pub-cache|\/go\/pkg\/mod\/|\/usr\/local\/go\/src\/|webpack\/bootstrap|webpack\/runtime/
 
 /** Grouping v2's in-app rule: the frame's own (or v1's), with vendored runtimes and package caches, by path or module, never in-app. */
 export function isInAppV2(frame: Frame): boolean {
   if (!frame.inApp) return false
   const path = frame.absPath ?? frame.filename
-  if (path && VENDORED.test(path.includes('\\') ? path.replace(/\\/g, '/') : path)) return false
-  return !(frame.module && VENDORED.test(frame.module))
+  if (path && isVendored(path)) return false
+  return !(frame.module && isVendored(frame.module))
+}
+
+// The same few hundred files recur in every stack: their verdict is kept (bounded) rather than searched for again.
+const vendoredVerdicts = new Map<string, boolean>()
+const MAX_VERDICTS = 10_000
+
+function isVendored(path: string): boolean {
+  let verdict = vendoredVerdicts.get(path)
+  if (verdict === undefined) {
+    verdict = VENDORED.test(path.includes('\\') ? path.replace(/\\/g, '/') : path)
+    if (vendoredVerdicts.size >= MAX_VERDICTS) vendoredVerdicts.clear()
+    vendoredVerdicts.set(path, verdict)
+  }
+  return verdict
 }
 
 type Family = 'javascript' | 'java' | 'other'
@@ -353,20 +370,35 @@ function guessPlatform(frame: Frame): string {
   return 'other'
 }
 
-const URL_ORIGIN = /^(?:https?|blob|file):/
-
+/** Whether a path is an http(s), blob or file URL, as Sentry's `has_url_origin` (tested by its first letter first: most paths are not). */
 function hasUrlOrigin(path: string | null | undefined): boolean {
-  return path !== null && path !== undefined && URL_ORIGIN.test(path)
+  if (!path) return false
+  const first = path.charCodeAt(0)
+  if (first !== 104 && first !== 98 && first !== 102) return false
+  return path.startsWith('http:') || path.startsWith('https:') || path.startsWith('blob:') || path.startsWith('file:')
 }
 
 const ANONYMOUS_FUNCTIONS = new Set(['?', '<anonymous>', '<anonymous function>', 'Anonymous function'])
+
+/** `?`, `<anonymous>`, `Anonymous function` (Edge), `outer/<` (Firefox): looked up only for names starting as they do. */
+function isAnonymous(name: string): boolean {
+  const first = name.charCodeAt(0)
+  if ((first === 63 || first === 60 || first === 65) && ANONYMOUS_FUNCTIONS.has(name)) return true
+  return name.endsWith('/<')
+}
 const LOW_QUALITY_JS_FILES = new Set(['[native code]', 'native code', 'eval code', '<anonymous>'])
 
+/** Native and eval code, and V8's `<anonymous>`: looked up only for files starting as they do. */
+function isLowQualityFile(file: string | null | undefined): boolean {
+  if (!file) return false
+  const first = file.charCodeAt(0)
+  return (first === 91 || first === 110 || first === 101 || first === 60) && LOW_QUALITY_JS_FILES.has(file)
+}
+
 /** `module-or-file function` of a frame, or undefined when none of them counts. */
-function frameSite(frame: Frame, platform: string): string | undefined {
-  const family = familyOf(platform)
+function frameSite(frame: Frame, family: Family): string | undefined {
   const fn = functionName(frame.function, family)
-  if (family === 'javascript' && (fn === 'eval' || LOW_QUALITY_JS_FILES.has(frame.absPath ?? frame.filename ?? ''))) return undefined
+  if (family === 'javascript' && (fn === 'eval' || isLowQualityFile(frame.absPath ?? frame.filename))) return undefined
   const module = moduleName(frame, family)
   const where = module ?? fileName(frame)
   if (where === undefined && fn === undefined) return undefined
@@ -404,10 +436,9 @@ function functionName(raw: string | null, family: Family): string | undefined {
   if (name.startsWith('new ')) name = name.slice('new '.length)
   if (name.includes(' [as ')) name = name.replace(/ \[as [^\]]*\]$/, '')
   if (family === 'javascript') {
-    if (ANONYMOUS_FUNCTIONS.has(name) || name.endsWith('/<')) return undefined
     const dot = name.lastIndexOf('.')
     if (dot >= 0) name = name.slice(dot + 1)
-    if (ANONYMOUS_FUNCTIONS.has(name)) return undefined
+    if (isAnonymous(name)) return undefined
   }
   if (family === 'java' && name.startsWith('lambda$')) return undefined
   return name === '' ? undefined : name
