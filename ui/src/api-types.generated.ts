@@ -2265,6 +2265,56 @@ export interface components {
                 };
             };
         };
+        /** @description The query or a parameter is refused (named in the message), or no project is chosen. */
+        BadRequest2: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "text/plain": string;
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Bad Request",
+                 *       "status": 400,
+                 *       "detail": "invalid_request: the `detail` names the field or header at fault",
+                 *       "code": "invalid_request"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code?: "invalid_request" | "invalid_url";
+                };
+            };
+        };
+        /** @description The query or a parameter is refused (named in `error`), or no project is chosen. */
+        BadRequest3: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    status: "error";
+                    /** @description bad_data, not_found, … */
+                    errorType: string;
+                    error: string;
+                };
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Bad Request",
+                 *       "status": 400,
+                 *       "detail": "invalid_request: the `detail` names the field or header at fault",
+                 *       "code": "invalid_request"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code?: "invalid_request" | "invalid_url";
+                };
+            };
+        };
         /** @description The request is malformed; `detail` names the field or parameter. */
         BadRequestInvalidCursor: {
             headers: {
