@@ -8,7 +8,10 @@ import { loadConfig } from '../src/config.ts'
 import { createAccessToken, DEFAULT_ORG_ID } from '../src/identity/store.ts'
 import { createLogger, startPortal, type RunningPortal } from '../src/portal.ts'
 import { occurrenceFromCapture, type CaptureBody } from '../src/errors/capture.ts'
+import { computeGrouping } from '../src/errors/fingerprint.ts'
+import { computeGroupingV1 } from '../src/errors/fingerprint-v1.ts'
 import { recordOccurrences } from '../src/errors/group-store.ts'
+import { parseStackTrace } from '../src/errors/stack-trace.ts'
 import { withBaseline } from './ingest.ts'
 
 const CAPTURES = 20_000
@@ -26,8 +29,10 @@ const TIME_LIMIT_MS = 120_000
  * (sent from another process on loopback; a capture counts when its 201 arrives, which is after its
  * commit, and the group totals are checked afterwards), after a warm-up, in three rounds of a fresh
  * project each (the median is the figure); the same load against a bare server, to read that figure
- * against this machine; the two halves of a capture's work alone; then the group list of a project
- * holding 10,000 groups.
+ * against this machine; Sentry envelopes (one 20-frame event each, as SDKs send them) through the
+ * envelope endpoint; the grouping of the previous algorithm (v1) and of the current one on the same
+ * stacks, interleaved in one run; the two halves of a capture's work alone; then the group list of a
+ * project holding 10,000 groups.
  */
 export async function run() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'portal-bench-errors-'))
@@ -52,6 +57,8 @@ export async function run() {
     const median = [...rounds].sort((a, b) => a - b)[Math.floor(ROUNDS / 2)]
     console.log(`captures/s, median of ${ROUNDS} rounds (20-frame stacks, ${GROUPS} new groups a round, SQLite, committed when answered): ${median}   target >= 5000`)
     await benchBaseline(load, median)
+    await benchSentryEnvelopes(load, portal, token)
+    benchGroupingVersions()
     await benchPartsAlone(portal, token)
     await benchGroupList(portal, token)
   } finally {
@@ -111,6 +118,48 @@ async function benchBaseline(load: LoadProcess, portalMedian: number) {
   )
 }
 
+/** Sentry envelopes of one event each, 1,000 groups, over the same load; the median of ROUNDS rounds. */
+async function benchSentryEnvelopes(load: LoadProcess, portal: RunningPortal, token: string) {
+  const rounds: number[] = []
+  for (let round = 1; round <= ROUNDS; round++) {
+    const { number, key } = await createSentryProject(portal, token, `sentry bench, round ${round}`)
+    const bodies = Array.from({ length: GROUPS }, (_, group) => sentryEnvelope(group))
+    const target = { path: `/api/${number}/envelope/`, headers: { 'x-sentry-auth': `Sentry sentry_version=7, sentry_key=${key}`, 'content-type': 'application/x-sentry-envelope' }, expect: 200 }
+    const result = await load.send(portal.url, key, bodies, CAPTURES, target)
+    rounds.push(Math.round((result.ok / result.ms) * 1000))
+    if (result.failed > 0) console.log(`sentry round ${round}: ${result.failed} envelopes not answered 200`)
+  }
+  const median = [...rounds].sort((a, b) => a - b)[Math.floor(ROUNDS / 2)]
+  console.log(`Sentry envelopes/s (one 20-frame event each, ${GROUPS} groups, committed when answered): median ${median} of ${rounds.join(', ')}   target >= 3000`)
+}
+
+/**
+ * Grouping alone, stack parsing included, by the previous algorithm (v1) and the current one on the
+ * same 1,000 stacks, alternating over ROUNDS × 2 passes so that both see the same machine; the medians.
+ */
+function benchGroupingVersions() {
+  const bodies = Array.from({ length: GROUPS }, (_, group) => captureBody(group))
+  const versions = {
+    v1: (body: ReturnType<typeof captureBody>) => computeGroupingV1('prj_bench', { name: body.name, message: body.message, frames: parseStackTrace(body.stack) }),
+    current: (body: ReturnType<typeof captureBody>) => computeGrouping('prj_bench', { name: body.name, message: body.message, frames: parseStackTrace(body.stack) }),
+  }
+  const micros: Record<keyof typeof versions, number[]> = { v1: [], current: [] }
+  for (let pass = 0; pass < ROUNDS * 2 + 1; pass++) {
+    for (const name of ['v1', 'current'] as const) {
+      const started = performance.now()
+      for (let index = 0; index < CAPTURES; index++) versions[name](bodies[index % GROUPS])
+      // The first pass warms both up and is not counted.
+      if (pass > 0) micros[name].push(((performance.now() - started) * 1000) / CAPTURES)
+    }
+  }
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
+  const [v1, current] = [median(micros.v1), median(micros.current)]
+  console.log(
+    `grouping alone (parse 20-frame stack + fingerprint), same stacks, same run: v1 ${v1.toFixed(1)} µs, current ${current.toFixed(1)} µs a capture ` +
+      `(${current >= v1 ? '+' : ''}${(((current - v1) / v1) * 100).toFixed(1)} %)   target <= +10 %`,
+  )
+}
+
 /**
  * The two halves of a capture's work, each alone in this process with nothing else to do: grouping
  * (stack parsing and fingerprinting) and storing (the same occurrences recorded through the portal's
@@ -166,6 +215,39 @@ async function createProject(portal: RunningPortal, token: string, name: string)
   return { projectId: project.id as string, key: key.key as string }
 }
 
+async function createSentryProject(portal: RunningPortal, token: string, name: string) {
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
+  const project = await (await fetch(`${portal.url}/api/projects`, { method: 'POST', headers, body: JSON.stringify({ name }) })).json()
+  const key = await (await fetch(`${portal.url}/api/projects/${project.id}/keys`, { method: 'POST', headers, body: JSON.stringify({ scopes: ['sentry'] }) })).json()
+  return { number: (key.sentryDsn as string).split('/').pop()!, key: key.key as string }
+}
+
+/** An envelope as @sentry/node sends one exception: its 20 frames (outermost first) put it in group `group`. */
+function sentryEnvelope(group: number): string {
+  const frame = (fn: string, file: string, lineno: number, inApp: boolean) => ({ function: fn, filename: file, abs_path: file, lineno, colno: 5, in_app: inApp })
+  const frames = [
+    frame('processTicksAndRejections', 'node:internal/process/task_queues', 95, false),
+    ...Array.from({ length: 7 }, (_, i) => frame(`next${i}`, '/srv/app/node_modules/express/lib/router/index.js', 280 + i, false)),
+    ...Array.from({ length: 10 }, (_, i) => frame(`step${9 - i}`, `/srv/app/src/pipeline/stage${9 - i}.ts`, 10 + i, true)),
+    frame(`validate${group % 97}`, '/srv/app/src/validation.ts', 120, true),
+    frame(`handler${group}`, `/srv/app/src/handlers/h${group % 50}.ts`, 40, true),
+  ]
+  const eventId = group.toString(16).padStart(32, '0')
+  const event = {
+    event_id: eventId,
+    timestamp: Date.now() / 1000,
+    platform: 'node',
+    level: 'error',
+    release: 'r1842',
+    environment: 'production',
+    server_name: 'web-1',
+    exception: { values: [{ type: 'TypeError', value: `Cannot read properties of undefined (reading 'id') for order ${100000 + group}`, stacktrace: { frames }, mechanism: { type: 'generic', handled: true } }] },
+    tags: { region: 'eu' },
+    contexts: { trace: { trace_id: 'a'.repeat(32), span_id: 'b'.repeat(16) } },
+  }
+  return [JSON.stringify({ event_id: eventId, sent_at: new Date().toISOString() }), JSON.stringify({ type: 'event' }), JSON.stringify(event)].join('\n')
+}
+
 /** A capture whose 20-frame stack puts it in group `group`: its two innermost in-app functions differ per group. */
 function captureBody(group: number) {
   const appFrames = [
@@ -203,7 +285,10 @@ const LOAD_SCRIPT = `
 const { Pool } = require(process.env.UNDICI)
 const { createInterface } = require('node:readline')
 createInterface({ input: process.stdin }).on('line', async (line) => {
-  const { url, key, bodies, total, connections, timeLimitMs } = JSON.parse(line)
+  const { url, key, bodies, total, connections, timeLimitMs, target } = JSON.parse(line)
+  const path = target ? target.path : '/api/errors/capture'
+  const headers = target ? target.headers : { authorization: 'Bearer ' + key, 'content-type': 'application/json' }
+  const expect = target ? target.expect : 201
   const pool = new Pool(url, { connections })
   let sent = 0, ok = 0, failed = 0
   const started = performance.now()
@@ -211,9 +296,9 @@ createInterface({ input: process.stdin }).on('line', async (line) => {
   async function lane() {
     while (sent < total && performance.now() - started < timeLimitMs) {
       const body = bodies[sent++ % bodies.length]
-      const response = await pool.request({ path: '/api/errors/capture', method: 'POST', headers: { authorization: 'Bearer ' + key, 'content-type': 'application/json' }, body })
+      const response = await pool.request({ path, method: 'POST', headers, body })
       await response.body.text()
-      if (response.statusCode === 201) ok++
+      if (response.statusCode === expect) ok++
       else failed++
     }
   }
@@ -242,8 +327,9 @@ function startLoadProcess() {
   child.once('error', failAll)
   child.once('exit', (code) => failAll(new Error(`load process exited with ${code}`)))
   return {
-    send(url: string, key: string, bodies: string[], total: number): Promise<LoadResult> {
-      child.stdin.write(JSON.stringify({ url, key, bodies, total, connections: CONNECTIONS, timeLimitMs: TIME_LIMIT_MS }) + '\n')
+    /** `target`: another endpoint than capture, with its headers and the status that counts as taken */
+    send(url: string, key: string, bodies: string[], total: number, target?: { path: string; headers: Record<string, string>; expect: number }): Promise<LoadResult> {
+      child.stdin.write(JSON.stringify({ url, key, bodies, total, connections: CONNECTIONS, timeLimitMs: TIME_LIMIT_MS, target }) + '\n')
       return new Promise((resolve, reject) => waiting.push({ resolve, reject }))
     },
     close() {

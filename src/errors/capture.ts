@@ -4,7 +4,7 @@ import { ProblemError } from '../http/problem.ts'
 import { named } from '../http/openapi-components.ts'
 import { newId } from '../ids.ts'
 import type { StoredEvent } from '../modules/module.ts'
-import { computeGrouping } from './fingerprint.ts'
+import { computeGrouping, type ExceptionInput, type ExceptionMechanism } from './fingerprint.ts'
 import type { Occurrence } from './group-store.ts'
 import { ErrorFrame, type ErrorPayload } from './payload.ts'
 import { Breadcrumbs, occurrenceContext } from './occurrence-context.ts'
@@ -98,6 +98,10 @@ export function occurrenceFromCapture(projectId: string, body: CaptureBody, rece
       message: body.message,
       frames: frames ?? (body.stack ? parseStackTrace(body.stack) : []),
       override: body.fingerprint,
+      // Fields kept in metadata that the fingerprint variables {{ level }}, {{ transaction }} and {{ tags.NAME }} read.
+      level: stringField(body, 'level'),
+      transaction: stringField(body, 'transaction'),
+      tags: isRecord((body as Record<string, unknown>).tags) ? ((body as Record<string, unknown>).tags as Record<string, unknown>) : undefined,
     }),
   }
 }
@@ -130,8 +134,50 @@ export function occurrenceFromEvent(event: StoredEvent<Static<typeof ErrorPayloa
     request: request && withoutSecretHeaders(request),
     metadata: fieldsOutside(data, EVENT_FIELDS),
     ...occurrenceContext(data),
-    grouping: computeGrouping(event.projectId, { name, message, frames: frames ?? (stack ? parseStackTrace(stack) : []), override: data.fingerprint as string[] | undefined }),
+    grouping: computeGrouping(event.projectId, {
+      name,
+      message,
+      frames: frames ?? (stack ? parseStackTrace(stack) : []),
+      override: data.fingerprint as string[] | undefined,
+      chain: chainOf(data, name, message, frames),
+      mechanism: mechanismOf(data.mechanism),
+      isMessage: name === '',
+      messageTemplate: label('messageTemplate') ?? undefined,
+      platform: label('platform') ?? undefined,
+      level: label('level') ?? undefined,
+      transaction: label('transaction') ?? undefined,
+      tags: isRecord(data.tags) ? data.tags : undefined,
+    }),
   }
+}
+
+/**
+ * The whole chain, oldest first, when an event names the exceptions before the thrown one
+ * (`chained`, as the Sentry receiver writes it); undefined otherwise.
+ */
+function chainOf(data: Record<string, unknown>, name: string, message: string, frames: Frame[] | null): ExceptionInput[] | undefined {
+  if (!Array.isArray(data.chained) || data.chained.length === 0) return undefined
+  const earlier = data.chained.filter(isRecord).map((exception) => ({
+    type: typeof exception.type === 'string' ? exception.type : '',
+    value: typeof exception.value === 'string' ? exception.value : '',
+    frames: Array.isArray(exception.frames) ? exception.frames.filter(isRecord).map((frame) => structuredFrame(frame as Static<typeof ErrorFrame>)) : [],
+    mechanism: mechanismOf(exception.mechanism),
+  }))
+  return [...earlier, { type: name, value: message, frames: frames ?? [], mechanism: mechanismOf(data.mechanism) }]
+}
+
+function mechanismOf(value: unknown): ExceptionMechanism | undefined {
+  if (!isRecord(value)) return undefined
+  const id = (key: string) => (typeof value[key] === 'number' && Number.isInteger(value[key]) ? (value[key] as number) : undefined)
+  return { exceptionId: id('exceptionId'), parentId: id('parentId'), isExceptionGroup: value.isExceptionGroup === true, synthetic: value.synthetic === true }
+}
+
+function stringField(body: Record<string, unknown>, key: string): string | undefined {
+  return typeof body[key] === 'string' ? body[key] : undefined
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 function structuredFrame(frame: Static<typeof ErrorFrame>): Frame {
@@ -142,7 +188,8 @@ function structuredFrame(frame: Static<typeof ErrorFrame>): Frame {
     lineno: frame.lineno ?? null,
     colno: frame.colno ?? null,
   }
-  return { ...parsed, inApp: frame.inApp ?? isInApp(parsed) }
+  const inApp = frame.inApp ?? isInApp(parsed)
+  return frame.absPath === undefined ? { ...parsed, inApp } : { ...parsed, absPath: frame.absPath, inApp }
 }
 
 function fieldsOutside(body: Record<string, unknown>, known: Set<string>): Record<string, unknown> {

@@ -1,16 +1,19 @@
 import { createHash } from 'node:crypto'
+import { computeGroupingV1, fileBasename, parameterizeMessage, type GroupingInputV1 } from './fingerprint-v1.ts'
 import type { Frame } from './stack-trace.ts'
 
 /**
- * Grouping algorithm v1. Every rule in this file decides which occurrences share a group, and
- * test/errors/fingerprint-golden.test.ts pins its output: a change that moves a fingerprint is a
- * new algorithm version, never an edit of this one.
+ * Grouping algorithm v2, Sentry's (`newstyle:2023-01-11`) in its choices: every exception of a chain
+ * counts, an exception group by its main exceptions; in-app frames first, then all frames, the message
+ * last. Every rule here decides which occurrences share a group, and test/errors/grouping-v2.test.ts
+ * pins them: a change that moves a fingerprint is a new version (v1 is kept in fingerprint-v1.ts).
  */
-export const GROUPING_ALGORITHM = 'v1'
+export const GROUPING_ALGORITHM = 'v2'
 
 /** One named input of a fingerprint, shown in the group detail so a user sees why occurrences share a group. */
 export interface GroupingComponent {
-  id: 'exception' | 'stacktrace' | 'message' | 'custom'
+  /** exception (its type), stacktrace, value (an exception's message), message (an event without exception) or custom */
+  id: string
   /** whether its values went into the hash */
   contributes: boolean
   values: string[]
@@ -20,39 +23,72 @@ export interface GroupingComponent {
 
 export interface Grouping {
   fingerprint: string
-  algorithm: typeof GROUPING_ALGORITHM
+  algorithm: string
   components: GroupingComponent[]
+  /**
+   * The fingerprint the previous algorithm gives the same occurrence, computed when asked (for a
+   * fingerprint not seen before): a group opened under it takes the occurrence (see group-store.ts).
+   */
+  previous?: () => { fingerprint: string; algorithm: string }
 }
 
-export interface GroupingInput {
-  name: string
-  message: string
+/** What Sentry's `mechanism` says of an exception's place in an exception group. */
+export interface ExceptionMechanism {
+  exceptionId?: number
+  parentId?: number
+  isExceptionGroup?: boolean
+  /** the type was made up by the SDK (a signal, a non-Error thrown), not raised by the code */
+  synthetic?: boolean
+}
+
+/** One exception of a chain, its frames innermost first. */
+export interface ExceptionInput {
+  type: string
+  value: string
   frames: Frame[]
-  /** a client's fingerprint; `{{ default }}` stands for the computed one */
-  override?: string[]
+  mechanism?: ExceptionMechanism
 }
 
-const DEFAULT_PLACEHOLDER = /^\{\{\s*default\s*\}\}$/
+export interface GroupingInput extends GroupingInputV1 {
+  /** every exception, oldest first as Sentry lists them (the thrown one last); without it, the one of name, message and frames */
+  chain?: ExceptionInput[]
+  /** the thrown exception's mechanism, when there is no chain */
+  mechanism?: ExceptionMechanism
+  /** an event without exception type (Sentry's captureMessage, an `error` event with a message only) */
+  isMessage?: boolean
+  /** a message event's text before its parameters were put in (Sentry's `logentry.message`, else its message): it groups the event, its stack does not */
+  messageTemplate?: string
+  /** Sentry's platform (javascript, node, python, java, go, …); guessed from each frame's file otherwise */
+  platform?: string
+  /** for the fingerprint variables `{{ level }}`, `{{ transaction }}` and `{{ tags.NAME }}` */
+  level?: string
+  transaction?: string
+  tags?: Record<string, unknown>
+}
 
 /** The fingerprint of an occurrence in a project: hex SHA-256 of the contributing components, with those components. */
 export function computeGrouping(projectId: string, input: GroupingInput): Grouping {
   const components = defaultComponents(input)
   const defaultHash = hashComponents(projectId, components)
-  const override = input.override
-  if (!override || override.every((part) => DEFAULT_PLACEHOLDER.test(part))) {
-    return { fingerprint: defaultHash, algorithm: GROUPING_ALGORITHM, components }
+  const previous = () => {
+    const v1 = computeGroupingV1(projectId, input)
+    return { fingerprint: v1.fingerprint, algorithm: v1.algorithm }
   }
-  const usesDefault = override.some((part) => DEFAULT_PLACEHOLDER.test(part))
+  const override = input.override
+  if (!override || override.every(isDefaultVariable)) return { fingerprint: defaultHash, algorithm: GROUPING_ALGORITHM, components, previous }
+  const usesDefault = override.some(isDefaultVariable)
   const custom: GroupingComponent = {
     id: 'custom',
     contributes: true,
-    values: override.map((part) => (DEFAULT_PLACEHOLDER.test(part) ? defaultHash : part)),
-    hint: usesDefault ? 'the client’s fingerprint, with {{ default }} standing for the computed one' : 'the client’s fingerprint replaces the computed one',
+    values: override.map((part) => fingerprintPart(part, input, defaultHash)),
+    hint: usesDefault
+      ? 'the client’s fingerprint, {{ default }} standing for the computed one and other {{ … }} for the event’s values'
+      : 'the client’s fingerprint replaces the computed one; {{ … }} stand for the event’s values',
   }
   const shown = components.map((component) =>
     usesDefault || !component.contributes ? component : { ...component, contributes: false, hint: 'replaced by the client’s fingerprint' },
   )
-  return { fingerprint: hashComponents(projectId, [custom]), algorithm: GROUPING_ALGORITHM, components: [...shown, custom] }
+  return { fingerprint: hashComponents(projectId, [custom]), algorithm: GROUPING_ALGORITHM, components: [...shown, custom], previous }
 }
 
 function hashComponents(projectId: string, components: GroupingComponent[]): string {
@@ -60,121 +96,350 @@ function hashComponents(projectId: string, components: GroupingComponent[]): str
   return createHash('sha256').update(JSON.stringify([GROUPING_ALGORITHM, projectId, hashed])).digest('hex')
 }
 
-function defaultComponents(input: GroupingInput): GroupingComponent[] {
-  const exception: GroupingComponent = { id: 'exception', contributes: true, values: [input.name.trim()], hint: 'the exception name always counts' }
-  const callSites = inAppCallSites(input.frames)
-  const hasStack = callSites.length > 0
-  const stacktrace: GroupingComponent = {
-    id: 'stacktrace',
-    contributes: hasStack,
-    values: callSites,
-    hint: hasStack
-      ? 'in-app frames, innermost first: module or file name and function, without line numbers or paths'
-      : input.frames.length > 0
-        ? 'not used: no frame is in-app'
-        : 'not used: no stack trace',
-  }
-  const message: GroupingComponent = hasStack
-    ? {
-        id: 'message',
-        contributes: false,
-        // Shown in the group detail, but only a new fingerprint's components are stored: read when stored,
-        // so that the occurrences of known errors skip a dozen regular expressions over their message.
-        get values() {
-          return [parameterizeMessage(input.message)]
-        },
-        hint: 'not used: the stack trace identifies the error',
-      }
-    : { id: 'message', contributes: true, values: [parameterizeMessage(input.message)], hint: 'the message with variable parts replaced by placeholders' }
-  return [exception, stacktrace, message]
-}
+const VARIABLE = /^\{\{\s*([\w.-]+)\s*\}\}$/
 
-/** `module-or-file function` of each in-app frame; repeats of one call site (recursion) count once. */
-function inAppCallSites(frames: Frame[]): string[] {
-  const sites: string[] = []
-  for (const frame of frames) {
-    if (!frame.inApp) continue
-    const where = frame.module ? normalizeModule(frame.module) : frame.filename ? fileBasename(frame.filename) : ''
-    const fn = normalizeFunction(frame.function)
-    if (where === '' && fn === '?') continue
-    const site = `${where} ${fn}`
-    if (sites[sites.length - 1] !== site) sites.push(site)
-  }
-  return sites
-}
-
-/** Lower-cased base name without query, fragment or a content hash (`main.3f9a2b1c.js` → `main.js`). */
-export function fileBasename(path: string): string {
-  const withoutQuery = path.includes('?') || path.includes('#') ? path.replace(/[?#].*$/, '') : path
-  const base = withoutQuery.slice(afterLastSeparator(withoutQuery)).toLowerCase()
-  return mayHoldContentHash(base) ? base.replace(/[.-](?=[0-9a-f]*\d)[0-9a-f]{8,}(?=\.)/g, '') : base
-}
-
-/** Where the base name starts: after the last `/` or `\\` (a loop: V8's lastIndexOf is a runtime call that costs more than the scan). */
-function afterLastSeparator(path: string): number {
-  for (let index = path.length - 1; index >= 0; index--) {
-    const code = path.charCodeAt(index)
-    if (code === SLASH || code === BACKSLASH) return index + 1
-  }
-  return 0
+function isDefaultVariable(part: string): boolean {
+  return VARIABLE.exec(part)?.[1] === 'default'
 }
 
 /**
- * Whether a `.` follows a `.` or `-` by more than 8 characters, as it must after a content hash: most
- * base names hold none, and this loop costs less than the replacement above.
+ * A part of a client's fingerprint with its variable resolved as Sentry documents them; a value the
+ * event lacks is `<no-…>`, as in Sentry, and an unknown variable stays as written.
  */
-function mayHoldContentHash(base: string): boolean {
-  let separator = -1
-  for (let index = 0; index < base.length; index++) {
-    const code = base.charCodeAt(index)
-    if (code === DOT && separator >= 0 && index - separator > 8) return true
-    if (code === DOT || code === DASH) separator = index
+function fingerprintPart(part: string, input: GroupingInput, defaultHash: string): string {
+  const variable = VARIABLE.exec(part)?.[1]
+  if (variable === undefined) return part
+  const thrown = thrownException(input)
+  switch (variable) {
+    case 'default':
+      return defaultHash
+    case 'type':
+    case 'error.type':
+      return thrown?.type || '<no-type>'
+    case 'error.value':
+      return thrown?.value || '<no-value>'
+    case 'message':
+      return (input.isMessage ? input.message : thrown?.value) || '<no-message>'
+    case 'function':
+    case 'stack.function':
+      return (thrown && crashFrame(thrown.frames)?.function) || '<no-function>'
+    case 'module':
+    case 'stack.module':
+      return (thrown && crashFrame(thrown.frames)?.module) || '<no-module>'
+    case 'transaction':
+      return input.transaction || '<no-transaction>'
+    case 'level':
+      return input.level || '<no-level>'
   }
-  return false
+  if (variable.startsWith('tags.')) {
+    const name = variable.slice('tags.'.length)
+    const value = input.tags?.[name]
+    return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : `<no-value-for-tag-${name}>`
+  }
+  return part
 }
 
-const DOT = 46
-const DASH = 45
-const SLASH = 47
-const BACKSLASH = 92
-
-// Numbered anonymous classes and JVM lambdas are renumbered whenever the surrounding code changes.
-function normalizeModule(module: string): string {
-  return module.replace(/\$\$Lambda.*$/, '$$$$Lambda').replace(/\$\d+/g, '$$')
+/** The innermost in-app frame, else the innermost frame: where it crashed. */
+function crashFrame(frames: Frame[]): Frame | undefined {
+  return frames.find((frame) => frame.inApp) ?? frames[0]
 }
 
-function normalizeFunction(fn: string | null): string {
-  if (!fn) return '?'
-  let name = fn
-  // Tested first: most names have none of these, and the replacements cost more than the tests.
+function thrownException(input: GroupingInput): ExceptionInput | undefined {
+  if (input.chain && input.chain.length > 0) return input.chain[input.chain.length - 1]
+  if (input.isMessage && input.frames.length === 0) return undefined
+  return { type: input.name, value: input.message, frames: input.frames, mechanism: input.mechanism }
+}
+
+function defaultComponents(input: GroupingInput): GroupingComponent[] {
+  if (input.isMessage && input.messageTemplate !== undefined) return [messageComponent(input), messageStack(input)]
+  const exceptions = input.chain && input.chain.length > 0 ? input.chain : input.isMessage && input.frames.length === 0 ? [] : [thrownException(input)!]
+  if (exceptions.length === 0) return [messageComponent(input)]
+  const main = mainExceptions(exceptions, input.platform)
+  const app = main.map((exception) => exceptionParts(exception, 'app', input.platform))
+  // Sentry's two variants: the in-app frames when any exception has one, else every frame.
+  const parts = app.some((exception) => exception.stacktrace.contributes) ? app : main.map((exception) => exceptionParts(exception, 'system', input.platform))
+  return parts.flatMap((exception, index) => {
+    if (parts.length === 1) return [exception.type, exception.stacktrace, exception.value]
+    const place = ` (exception ${index + 1} of ${parts.length} in the chain)`
+    return [exception.type, exception.stacktrace, exception.value].map((component) => ({ ...component, hint: component.hint + place }))
+  })
+}
+
+function messageComponent(input: GroupingInput): GroupingComponent {
+  const template = input.messageTemplate ?? input.message
+  if (template.trim() === '') return { id: 'message', contributes: true, values: ['<unlabeled event>'], hint: 'an event without exception or message: all such events share one group' }
+  return {
+    id: 'message',
+    contributes: true,
+    values: [messageForGrouping(template)],
+    hint: template !== input.message ? 'the message template, its parameters left out' : 'the message, its variable parts replaced by placeholders',
+  }
+}
+
+/** A message's stack (attachStacktrace), shown: the template groups it wherever it is sent from. */
+function messageStack(input: GroupingInput): GroupingComponent {
+  return {
+    id: 'stacktrace',
+    contributes: false,
+    get values() {
+      return frameSites(input.frames, 'app', input.platform)
+    },
+    hint: input.frames.length > 0 ? 'not used: a message groups by its template, wherever it is sent from' : 'not used: no stack trace',
+  }
+}
+
+/** The first two lines of a message, its variable parts replaced by placeholders (as Sentry trims them). */
+function messageForGrouping(message: string): string {
+  const lines = message.split('\n', 3)
+  return parameterizeMessage(lines.length > 2 ? lines.slice(0, 2).join('\n') : message)
+}
+
+interface ExceptionParts {
+  type: GroupingComponent
+  stacktrace: GroupingComponent
+  value: GroupingComponent
+}
+
+/** An exception's type, frames and value as one variant (in-app frames only, or all frames) counts them. */
+function exceptionParts(exception: ExceptionInput, variant: 'app' | 'system', platform: string | undefined): ExceptionParts {
+  const synthetic = exception.mechanism?.synthetic === true
+  const typeName = exception.type.trim()
+  const type: GroupingComponent = {
+    id: 'exception',
+    contributes: typeName !== '' && !synthetic,
+    values: typeName === '' ? [] : [typeName],
+    hint: synthetic ? 'not used: the SDK made up this type' : typeName === '' ? 'not used: no exception type' : 'the exception type',
+  }
+  const sites = frameSites(exception.frames, variant, platform)
+  const stacktrace: GroupingComponent = {
+    id: 'stacktrace',
+    contributes: sites.length > 0,
+    values: sites,
+    hint:
+      sites.length > 0
+        ? variant === 'app'
+          ? 'in-app frames, innermost first: module or file base name and function, without line numbers or paths'
+          : 'no frame is in-app: all frames, innermost first, module or file base name and function'
+        : exception.frames.length > 0
+          ? 'not used: no frame says which code it is'
+          : 'not used: no stack trace',
+  }
+  const value: GroupingComponent = stacktrace.contributes
+    ? {
+        id: 'value',
+        contributes: false,
+        // Read when shown or stored: the occurrences of known errors skip a dozen regular expressions over their message.
+        get values() {
+          return [messageForGrouping(exception.value)]
+        },
+        hint: 'not used: the stack trace identifies the error',
+      }
+    : exception.value.trim() === ''
+      ? { id: 'value', contributes: false, values: [], hint: 'not used: no message' }
+      : { id: 'value', contributes: true, values: [messageForGrouping(exception.value)], hint: 'the message (first two lines), its variable parts replaced by placeholders' }
+  return { type, stacktrace, value }
+}
+
+/**
+ * The exceptions of a chain that group it. An exception group (`mechanism.is_exception_group`, the
+ * tree of `exception_id` and `parent_id`, its root id 0) counts by its top-level exceptions, the
+ * first that are not groups themselves: when they are all alike, by that one and the path of its first
+ * children (so it groups with the same exception thrown alone); else one of each kind, and the root.
+ * A chain without ids, or a tree without a root, counts whole; a root without a usable child alone, as Sentry does.
+ */
+function mainExceptions(exceptions: ExceptionInput[], platform: string | undefined): ExceptionInput[] {
+  if (exceptions.length <= 1) return exceptions
+  const nodes = new Map<number, { exception?: ExceptionInput; children: ExceptionInput[] }>()
+  const node = (id: number) => nodes.get(id) ?? nodes.set(id, { children: [] }).get(id)!
+  for (let index = exceptions.length - 1; index >= 0; index--) {
+    const exception = exceptions[index]
+    const id = exception.mechanism?.exceptionId
+    if (id === undefined) return exceptions
+    node(id).exception = exception
+    const parentId = exception.mechanism?.parentId
+    if (parentId !== undefined) node(parentId).children.push(exception)
+  }
+  const root = nodes.get(0)?.exception
+  if (!root) return exceptions
+  const childrenOf = (exception: ExceptionInput) => nodes.get(exception.mechanism!.exceptionId!)?.children ?? []
+  const topLevel: ExceptionInput[] = []
+  // A tree with a cycle or a self-parent visits each exception once.
+  const visited = new Set<ExceptionInput>()
+  const collect = (exception: ExceptionInput) => {
+    if (visited.has(exception)) return
+    visited.add(exception)
+    if (!exception.mechanism?.isExceptionGroup) return void topLevel.push(exception)
+    for (const child of childrenOf(exception)) collect(child)
+  }
+  collect(root)
+  // No exception below the root (its children are groups alone, or hang in a cycle of their own): the root alone.
+  if (topLevel.length === 0) return [root]
+  topLevel.sort((a, b) => (a.type < b.type ? 1 : a.type > b.type ? -1 : 0))
+  const distinct: ExceptionInput[] = []
+  let previousKey: string | undefined
+  for (const exception of topLevel) {
+    const key = exceptionKey(exception, platform)
+    if (key !== previousKey) distinct.push(exception)
+    previousKey = key
+  }
+  if (distinct.length > 1) return [...distinct, root]
+  const path: ExceptionInput[] = []
+  const seen = new Set<ExceptionInput>()
+  for (let exception: ExceptionInput | undefined = distinct[0]; exception && !seen.has(exception); exception = childrenOf(exception)[0]) {
+    seen.add(exception)
+    if (!exception.mechanism?.isExceptionGroup) path.push(exception)
+  }
+  return path
+}
+
+/** What makes two top-level exceptions of a group alike: their contributing values in both variants. */
+function exceptionKey(exception: ExceptionInput, platform: string | undefined): string {
+  const values = (['app', 'system'] as const).flatMap((variant) => {
+    const parts = exceptionParts(exception, variant, platform)
+    return [parts.type, parts.stacktrace, parts.value].filter((component) => component.contributes).map((component) => component.values)
+  })
+  return JSON.stringify(values)
+}
+
+/**
+ * The frames that count, innermost first, each as `module-or-file function`: in the app variant only
+ * in-app frames. A frame repeating the one before it exactly (recursion) counts once; a frame with
+ * nothing to say (no module, no usable file, no function) does not count.
+ */
+function frameSites(frames: Frame[], variant: 'app' | 'system', platform: string | undefined): string[] {
+  const sites: string[] = []
+  // A printed stack is of one runtime: its innermost frame says which.
+  const family = familyOf(platform ?? (frames.length > 0 ? guessPlatform(frames[0]) : 'other'))
+  let previous: Frame | undefined
+  for (const frame of frames) {
+    const repeats = previous !== undefined && sameFrame(frame, previous)
+    previous = frame
+    if (repeats) continue
+    if (variant === 'app' && !isInAppV2(frame)) continue
+    const site = frameSite(frame, family)
+    if (site !== undefined) sites.push(site)
+  }
+  // A lone JavaScript frame from a URL without a function says nothing of the error (Sentry ignores it too).
+  if (sites.length === 1 && frames.length === 1 && !frames[0].function && hasUrlOrigin(frames[0].absPath ?? frames[0].filename)) return []
+  return sites
+}
+
+function sameFrame(a: Frame, b: Frame): boolean {
+  return a.function === b.function && a.module === b.module && a.filename === b.filename && a.lineno === b.lineno && a.colno === b.colno && a.absPath === b.absPath
+}
+
+// Vendored runtimes, polyfills and package caches: an SDK may call them in-app, being outside node_modules in a
+// bundle. Literal alternatives only, which V8 searches for fast (most paths hold none).
+const VENDORED = /@babel\/runtime|core-js|tslib|regenerator-runtime|\/node_modules\/|site-packages|dist-packages|\/vendor\/|\/gems\/|\.pub-cache|\/go\/pkg\/mod\/|\/usr\/local\/go\/src\/|webpack\/bootstrap|webpack\/runtime/
+
+/** Grouping v2's in-app rule: the frame's own (or v1's), with vendored runtimes and package caches, by path or module, never in-app. */
+export function isInAppV2(frame: Frame): boolean {
+  if (!frame.inApp) return false
+  const path = frame.absPath ?? frame.filename
+  if (path && isVendored(path)) return false
+  return !(frame.module && isVendored(frame.module))
+}
+
+// The same few hundred files recur in every stack: their verdict is kept (bounded) rather than searched for again.
+const vendoredVerdicts = new Map<string, boolean>()
+const MAX_VERDICTS = 10_000
+
+function isVendored(path: string): boolean {
+  let verdict = vendoredVerdicts.get(path)
+  if (verdict === undefined) {
+    verdict = VENDORED.test(path.includes('\\') ? path.replace(/\\/g, '/') : path)
+    if (vendoredVerdicts.size >= MAX_VERDICTS) vendoredVerdicts.clear()
+    vendoredVerdicts.set(path, verdict)
+  }
+  return verdict
+}
+
+type Family = 'javascript' | 'java' | 'other'
+
+function familyOf(platform: string): Family {
+  if (platform === 'javascript' || platform === 'node') return 'javascript'
+  if (platform === 'java' || platform === 'kotlin' || platform === 'scala' || platform === 'groovy') return 'java'
+  return 'other'
+}
+
+/** The platform of a frame without one: the portal's own captures carry printed stacks. */
+function guessPlatform(frame: Frame): string {
+  const file = frame.filename ?? ''
+  if (/\.(?:[mc]?js|jsx|[mc]?ts|tsx)(?:$|[?#])/.test(file) || file.startsWith('node:') || hasUrlOrigin(file)) return 'javascript'
+  if (frame.module !== null && file.endsWith('.java')) return 'java'
+  return 'other'
+}
+
+/** Whether a path is an http(s), blob or file URL, as Sentry's `has_url_origin` (tested by its first letter first: most paths are not). */
+function hasUrlOrigin(path: string | null | undefined): boolean {
+  if (!path) return false
+  const first = path.charCodeAt(0)
+  if (first !== 104 && first !== 98 && first !== 102) return false
+  return path.startsWith('http:') || path.startsWith('https:') || path.startsWith('blob:') || path.startsWith('file:')
+}
+
+const ANONYMOUS_FUNCTIONS = new Set(['?', '<anonymous>', '<anonymous function>', 'Anonymous function'])
+
+/** `?`, `<anonymous>`, `Anonymous function` (Edge), `outer/<` (Firefox): looked up only for names starting as they do. */
+function isAnonymous(name: string): boolean {
+  const first = name.charCodeAt(0)
+  if ((first === 63 || first === 60 || first === 65) && ANONYMOUS_FUNCTIONS.has(name)) return true
+  return name.endsWith('/<')
+}
+const LOW_QUALITY_JS_FILES = new Set(['[native code]', 'native code', 'eval code', '<anonymous>'])
+
+/** Native and eval code, and V8's `<anonymous>`: looked up only for files starting as they do. */
+function isLowQualityFile(file: string | null | undefined): boolean {
+  if (!file) return false
+  const first = file.charCodeAt(0)
+  return (first === 91 || first === 110 || first === 101 || first === 60) && LOW_QUALITY_JS_FILES.has(file)
+}
+
+/** `module-or-file function` of a frame, or undefined when none of them counts. */
+function frameSite(frame: Frame, family: Family): string | undefined {
+  const fn = functionName(frame.function, family)
+  if (family === 'javascript' && (fn === 'eval' || isLowQualityFile(frame.absPath ?? frame.filename))) return undefined
+  const module = moduleName(frame, family)
+  const where = module ?? fileName(frame)
+  if (where === undefined && fn === undefined) return undefined
+  return `${where ?? ''} ${fn ?? '?'}`
+}
+
+function moduleName(frame: Frame, family: Family): string | undefined {
+  const module = frame.module
+  if (!module) return undefined
+  // A JavaScript module that is the end of the file's path repeats the file, which says it then.
+  const path = frame.absPath ?? frame.filename
+  if (family === 'javascript' && module.includes('/') && path && path.endsWith(module)) return undefined
+  if (family === 'java' && module.includes('$$Lambda')) return undefined
+  // Numbered anonymous classes and generated accessors are renumbered whenever the code changes.
+  return module.replace(/\$\$(?:Enhancer|FastClass)?\w*?CGLIB\$\$[0-9a-f]+(?:_\d+)?/gi, '$$$$CGLIB').replace(/(\$\$_javassist)(?:_seam)?(?:_\d+)?/g, '$1').replace(/(Generated(?:Serialization)?(?:Constructor|Method)Accessor)\d+/g, '$1').replace(/\$\d+/g, '$$')
+}
+
+/** The lower-cased base name; none for a file on a URL (its path changes with every deploy), eval code or native code. */
+function fileName(frame: Frame): string | undefined {
+  const file = frame.filename
+  if (!file || hasUrlOrigin(frame.absPath ?? file)) return undefined
+  const base = fileBasename(file)
+  return base === '<anonymous>' || base === '[native code]' || base === '' ? undefined : base
+}
+
+/**
+ * A function name without what changes across runtimes and builds: `async ` and `[as alias]`, the
+ * object of a JavaScript method (`Object.aha` and `Foo.aha` → `aha`, as browsers differ in it), JVM
+ * lambda numbers; anonymous functions count as none.
+ */
+function functionName(raw: string | null, family: Family): string | undefined {
+  if (!raw) return undefined
+  let name = raw
   if (name.startsWith('async ')) name = name.slice('async '.length)
+  if (name.startsWith('new ')) name = name.slice('new '.length)
   if (name.includes(' [as ')) name = name.replace(/ \[as [^\]]*\]$/, '')
-  if (name.startsWith('lambda$')) name = name.replace(/^(lambda\$.*?)\$\d+$/, '$1')
-  return name === '' ? '?' : name
-}
-
-// Order matters: a URL holds numbers and may hold an e-mail address; a date-time holds a time.
-const PARAMETERS: [RegExp, string][] = [
-  [/(^|[\s(\[{=:,])('[^'\n]*'|"[^"\n]*"|`[^`\n]*`)(?=$|[\s)\]},.;:!?])/g, '$1<quoted>'],
-  [/\b[a-z][a-z0-9+.-]*:\/\/[^\s'"<>]+/gi, '<url>'],
-  [/\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g, '<email>'],
-  [/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '<uuid>'],
-  [/\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?(?![\w:])/g, '<datetime>'],
-  [/\b\d{4}-\d{2}-\d{2}\b/g, '<date>'],
-  [/\b(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?\b/g, '<ip>'],
-  [/(?<![\w:])(?=[0-9a-f:]*::|(?:[0-9a-f]{1,4}:){7})[0-9a-f:]{3,39}(?![\w:])/gi, '<ip>'],
-  [/\b\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?\b/g, '<time>'],
-  [/\b(?:[0-9a-f]{64}|[0-9a-f]{40}|[0-9a-f]{32})\b/gi, '<hash>'],
-  [/\b0x[0-9a-f]+\b/gi, '<hex>'],
-  [/\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}\b/gi, '<hex>'],
-  [/(?<![\w<])\d+(?:\.\d+)?\s?(?:ns|µs|us|ms|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?)\b/gi, '<duration>'],
-  [/\b(?=[\w-]*\d[\w-]*\d)(?=[\w-]*[a-z])[a-z0-9][\w-]{9,}\b/gi, '<id>'],
-  [/(?<![\w<])[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?\b/gi, '<num>'],
-]
-
-/** The message with its variable parts (ids, addresses, times, numbers, quoted values) replaced by placeholders. */
-export function parameterizeMessage(message: string): string {
-  let text = message
-  for (const [pattern, placeholder] of PARAMETERS) text = text.replace(pattern, placeholder)
-  return text.replace(/\s+/g, ' ').trim()
+  if (family === 'javascript') {
+    const dot = name.lastIndexOf('.')
+    if (dot >= 0) name = name.slice(dot + 1)
+    if (isAnonymous(name)) return undefined
+  }
+  if (family === 'java' && name.startsWith('lambda$')) return undefined
+  return name === '' ? undefined : name
 }

@@ -34,6 +34,7 @@ export const ErrorGroup = named('ErrorGroup', Type.Object({
   message: Type.String({ description: 'message of the latest occurrence' }),
   status: GroupStatusSchema,
   regressed: Type.Boolean({ description: 'reopened by an occurrence after it was resolved; cleared by the next triage' }),
+  groupingAlgorithm: Type.String({ description: 'the grouping algorithm version that opened it (v1 for groups older than v2); occurrences of later versions still find it, see docs/errors.md' }),
   firstSeen: Time,
   lastSeen: Time,
   count: Type.Integer({ description: `every occurrence ever, exact (only the latest ${OCCURRENCES_KEPT_PER_GROUP} are kept)` }),
@@ -81,7 +82,7 @@ export const ErrorOccurrence = named('ErrorOccurrence', Type.Object({
 const TagCount = Type.Object({ value: Type.String(), count: Type.Integer({ description: 'occurrences that named it, exact' }), firstSeen: Time, lastSeen: Time })
 
 const GroupingComponentSchema = Type.Object({
-  id: Type.String({ description: 'exception, stacktrace, message or custom' }),
+  id: Type.String({ description: 'exception (a type), stacktrace, value (an exception’s message), message (an event without exception) or custom (the client’s fingerprint)' }),
   contributes: Type.Boolean({ description: 'whether its values went into the hash' }),
   values: Type.Array(Type.String()),
   hint: Type.String({ description: 'why it counts or not' }),
@@ -242,6 +243,7 @@ export async function describeGroups(db: ErrorDb, rows: GroupRow[], now = Date.n
       message: row.message,
       status: row.status,
       regressed: row.regressed === 1,
+      groupingAlgorithm: row.algorithm,
       firstSeen: isoTime(row.first_seen)!,
       lastSeen: isoTime(row.last_seen)!,
       count: row.count,

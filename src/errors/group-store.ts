@@ -43,7 +43,7 @@ export interface RecordedOccurrence {
   isNewGroup: boolean
 }
 
-type FingerprintRow = Pick<ErrorTables['error_fingerprints'], 'fingerprint' | 'group_id'>
+type FingerprintRow = Pick<ErrorTables['error_fingerprints'], 'fingerprint' | 'project_id' | 'group_id'>
 
 interface TouchedGroup {
   row: GroupRow
@@ -84,17 +84,34 @@ export async function recordOccurrences(connection: Connection, ctx: WriteContex
   for (const occurrence of occurrences) if (!firstOfFingerprint.has(occurrence.grouping.fingerprint)) firstOfFingerprint.set(occurrence.grouping.fingerprint, occurrence)
   const fingerprintList = [...firstOfFingerprint.keys()]
   const unlocked = await loadFingerprints(trx, fingerprintList)
-  const guessedGroup = new Map(fingerprintList.map((fingerprint) => [fingerprint, unlocked.get(fingerprint)?.group_id ?? newId('grp', firstOfFingerprint.get(fingerprint)!.receivedAt)]))
+  // A fingerprint not seen before may belong to a group an earlier algorithm opened: the fingerprint
+  // that algorithm gives the occurrence finds it (computed for these only: most occurrences are of known ones).
+  const previous = new Map<string, string>()
+  for (const [fingerprint, occurrence] of firstOfFingerprint) {
+    const earlier = unlocked.has(fingerprint) ? undefined : occurrence.grouping.previous?.()
+    if (earlier) previous.set(fingerprint, earlier.fingerprint)
+  }
+  const previousRows = previous.size > 0 ? await loadFingerprints(trx, [...new Set(previous.values())]) : new Map<string, FingerprintRow>()
+  const guessedGroup = new Map(
+    fingerprintList.map((fingerprint) => [
+      fingerprint,
+      unlocked.get(fingerprint)?.group_id ?? previousRows.get(previous.get(fingerprint)!)?.group_id ?? newId('grp', firstOfFingerprint.get(fingerprint)!.receivedAt),
+    ]),
+  )
   const { storage } = ctx
   await storage.writeRows(trx, OCCURRENCE_INSERT, occurrences.map((occurrence) => occurrenceRow(occurrence, guessedGroup.get(occurrence.grouping.fingerprint)!)))
 
-  // A known fingerprint keeps its group until a merge or an unmerge, which lock it alone.
-  const firstReported = [...new Set([...seconds.values()].map((first) => first.fingerprint))].filter((fingerprint) => !firstOfFingerprint.has(fingerprint))
-  const fingerprints = await lockFingerprints(trx, ctx, [...fingerprintList, ...firstReported], [...unlocked.keys(), ...firstReported])
+  // A known fingerprint keeps its group until a merge or an unmerge, which lock it alone; so do the
+  // fingerprint of a stored occurrence another receiver reported first, and an earlier algorithm's
+  // fingerprint, which only its group is read of.
+  const firstReported = [...new Set([...seconds.values()].map((first) => first.fingerprint))]
+  const earlierFingerprints = [...previousRows.keys()]
+  const alsoLocked = [...new Set([...firstReported, ...earlierFingerprints])].filter((fingerprint) => !firstOfFingerprint.has(fingerprint))
+  const fingerprints = await lockFingerprints(trx, ctx, [...fingerprintList, ...alsoLocked], [...unlocked.keys(), ...alsoLocked])
   const groups = await lockGroups(trx, ctx, [...new Set([...fingerprints.values()].map((row) => row.group_id))], true)
   const recorded = new Map<Occurrence, RecordedOccurrence>()
   for (const [projectId, items] of byProject) {
-    const results = await recordProjectOccurrences(trx, ctx, projectId, items, fingerprints, groups, guessedGroup)
+    const results = await recordProjectOccurrences(trx, ctx, projectId, items, fingerprints, groups, guessedGroup, previous)
     items.forEach((item, index) => recorded.set(item, results[index]))
   }
   await moveMisplacedOccurrences(trx, occurrences, fingerprints, guessedGroup)
@@ -163,6 +180,7 @@ async function recordProjectOccurrences(
   fingerprints: Map<string, FingerprintRow>,
   groups: Map<string, TouchedGroup>,
   guessedGroup: Map<string, string>,
+  previous: Map<string, string>,
 ): Promise<RecordedOccurrence[]> {
   const newFingerprints: FingerprintInsert[] = []
   const newGroups: GroupRow[] = []
@@ -173,12 +191,15 @@ async function recordProjectOccurrences(
     const fingerprint = occurrence.grouping.fingerprint
     let known = fingerprints.get(fingerprint)
     if (!known) {
-      known = { fingerprint, group_id: openGroup(groups, projectId, occurrence, guessedGroup.get(fingerprint)!) }
+      // The group of the earlier algorithm's fingerprint takes the new one: its regression reopens it rather than opening another.
+      const earlier = fingerprints.get(previous.get(fingerprint) ?? '')
+      const groupId = earlier && earlier.project_id === projectId ? earlier.group_id : openGroup(groups, projectId, occurrence, guessedGroup.get(fingerprint)!)
+      known = { fingerprint, project_id: projectId, group_id: groupId }
       fingerprints.set(fingerprint, known)
       const { algorithm, components } = occurrence.grouping
-      newFingerprints.push({ ...known, project_id: projectId, algorithm, components: JSON.stringify(components) })
+      newFingerprints.push({ ...known, algorithm, components: JSON.stringify(components) })
       // Its counts come with the others' deltas; the row holds none yet.
-      newGroups.push({ ...groups.get(known.group_id)!.row })
+      if (!earlier) newGroups.push({ ...groups.get(known.group_id)!.row })
     }
     const groupId = known.group_id
     const group = groups.get(groupId)!
@@ -336,7 +357,7 @@ function addTotals<R extends Totals>(map: Map<string, R>, key: string, row: R) {
 }
 
 const selectFingerprints = new ListStatement(
-  (db, fingerprints: string[]) => errorDb(db).selectFrom('error_fingerprints').select(['fingerprint', 'group_id']).where('fingerprint', 'in', fingerprints),
+  (db, fingerprints: string[]) => errorDb(db).selectFrom('error_fingerprints').select(['fingerprint', 'project_id', 'group_id']).where('fingerprint', 'in', fingerprints),
   (fingerprint) => [fingerprint],
 )
 
@@ -376,6 +397,7 @@ function openGroup(groups: Map<string, TouchedGroup>, projectId: string, occurre
       last_seen: occurrence.ts,
       status_changed_at: null,
       created_at: occurrence.receivedAt,
+      algorithm: occurrence.grouping.algorithm,
     },
     isNew: true,
     regressedNow: false,
@@ -406,7 +428,7 @@ function addToGroup(group: TouchedGroup, occurrence: Occurrence) {
   }
 }
 
-const GROUP_COLUMNS = ['id', 'project_id', 'fingerprint', 'name', 'message', 'status', 'regressed', 'count', 'first_seen', 'last_seen', 'status_changed_at', 'created_at'] as const
+const GROUP_COLUMNS = ['id', 'project_id', 'fingerprint', 'name', 'message', 'status', 'regressed', 'count', 'first_seen', 'last_seen', 'status_changed_at', 'created_at', 'algorithm'] as const
 
 const GROUP_UPSERT = rowWrite<GroupRow>(GROUP_COLUMNS, (db, rows) =>
   errorDb(db)
@@ -466,7 +488,7 @@ function totalsUpsert<R extends Totals & Record<string, unknown>>(table: 'error_
   )
 }
 
-type FingerprintInsert = FingerprintRow & { project_id: string; algorithm: string; components: string }
+type FingerprintInsert = FingerprintRow & { algorithm: string; components: string }
 
 const FINGERPRINT_COLUMNS = ['fingerprint', 'group_id', 'project_id', 'algorithm', 'components'] as const
 const FINGERPRINT_INSERT = rowWrite<FingerprintInsert>(FINGERPRINT_COLUMNS, (db, rows) => errorDb(db).insertInto('error_fingerprints').values(rows))

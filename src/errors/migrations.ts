@@ -145,6 +145,12 @@ export const errorMigrations: Migration[] = [
       if (!deltaColumns.includes('enriches')) await db.schema.alterTable('error_count_deltas').addColumn('enriches', 'integer', (c) => c.notNull().defaultTo(0)).execute()
     },
   },
+  {
+    // The grouping algorithm that opened each group: every group before this step was opened by v1.
+    // A later version finds such a group through the fingerprint v1 gives an occurrence (group-store.ts).
+    name: 'errors/007_group_algorithm',
+    up: (db) => db.schema.alterTable('error_groups').addColumn('algorithm', 'text', (c) => c.notNull().defaultTo('v1')).execute(),
+  },
 ]
 
 async function columnsOf(db: MigrationDb, table: string): Promise<string[]> {

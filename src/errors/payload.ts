@@ -9,6 +9,7 @@ export const ErrorFrame = Type.Object(
     function: Type.Optional(Type.String({ maxLength: 1024 })),
     module: Type.Optional(Type.String({ maxLength: 1024, description: 'module or class; used for grouping before the file name' })),
     filename: Type.Optional(Type.String({ maxLength: 4096, description: 'path or URL; only its base name counts for grouping' })),
+    absPath: Type.Optional(Type.String({ maxLength: 4096, description: 'the absolute path or URL beside a shorter `filename` (Sentry’s `abs_path`): a file served from a URL does not count for grouping, its function does' })),
     lineno: Type.Optional(Type.Integer({ minimum: 0 })),
     colno: Type.Optional(Type.Integer({ minimum: 0 })),
     inApp: Type.Optional(Type.Boolean({ description: 'marks the frame as your code or a library, overriding the rules' })),

@@ -91,10 +91,11 @@ export const errorRoutes: FastifyPluginAsync<{ ctx: PortalContext }> = async (pl
         summary: 'Capture an exception occurrence',
         description:
           'Takes a project API key (pk_…) as bearer. Unlike /api/ingest the body is not signed: no X-Service-Signature is needed or checked. ' +
-          'Grouping (algorithm v1): the exception name always counts; with a stack, the in-app frames’ module or lower-cased file base name and ' +
-          'function count (never line or column numbers or path prefixes; node_modules, site-packages and runtime frames are not in-app unless ' +
-          'marked `inApp`); without in-app frames the message counts, with e-mails, URLs, IPs, UUIDs, hashes, hex, dates, times, durations, ' +
-          'numbers, ids and quoted values replaced by placeholders. The fingerprint is the hex SHA-256 of the project and those components. ' +
+          'Grouping (algorithm v2, as Sentry’s): the exception name counts; the in-app frames’ module or lower-cased file base name and ' +
+          'function count (never line or column numbers or path prefixes; node_modules, site-packages, vendored runtimes and polyfills and runtime frames ' +
+          'are not in-app); without in-app frames all frames count; without frames the message counts, with e-mails, URLs, IPs, UUIDs, hashes, hex, ' +
+          'dates, times, durations, numbers, ids and quoted values replaced by placeholders. `fingerprint` replaces it, with {{ default }}, {{ type }}, ' +
+          '{{ message }}, {{ tags.NAME }} and the other Sentry variables. The fingerprint is the hex SHA-256 of the version, the project and those components (docs/errors.md). ' +
           `A group keeps its latest ${OCCURRENCES_KEPT_PER_GROUP} occurrences; its counts stay exact. 201 means the occurrence is committed. ` +
           'Each capture counts as one event and one batch against the project’s ingest limits (429 with `Retry-After` past them).',
         security: [{ apiKey: [] }],

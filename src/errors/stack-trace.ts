@@ -5,6 +5,8 @@ export interface Frame {
   module: string | null
   /** the file path or URL as printed */
   filename: string | null
+  /** the absolute path or URL when the source gives it beside a shorter `filename` (Sentry's `abs_path`) */
+  absPath?: string | null
   lineno: number | null
   colno: number | null
   inApp: boolean

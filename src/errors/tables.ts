@@ -20,6 +20,8 @@ export interface GroupRow {
   last_seen: number
   status_changed_at: number | null
   created_at: number
+  /** the grouping algorithm version that opened it (errors/006; v1 before) */
+  algorithm: string
 }
 
 /** Occurrences counted, and when the first and the last of them happened. */

@@ -55,7 +55,8 @@ export function unmergeFingerprints(ctx: PortalContext, orgId: string, fingerpri
     const now = Date.now()
     const unmerged: GroupRow[] = []
     for (const other of leaving) {
-      const row: GroupRow = { ...group, id: newId('grp', now), fingerprint: other, status: 'unresolved', regressed: 0, status_changed_at: null, created_at: now }
+      const { algorithm } = await trx.selectFrom('error_fingerprints').select('algorithm').where('fingerprint', '=', other).executeTakeFirstOrThrow()
+      const row: GroupRow = { ...group, id: newId('grp', now), fingerprint: other, status: 'unresolved', regressed: 0, status_changed_at: null, created_at: now, algorithm }
       await upsertGroups(trx, ctx.storage, [row])
       for (const table of FINGERPRINT_TABLES) {
         // group_id first: it is what every one of these tables is indexed by.

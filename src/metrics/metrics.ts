@@ -19,6 +19,20 @@ const ingestEvents = new Counter({
   registers,
 })
 
+const sentryItemsNotTaken = new Counter({
+  name: 'portal_sentry_items_not_taken_total',
+  help: 'Sentry envelope items of a kind the portal does not keep (attachments, profiles, replays, …), by item type: each answer names their category in X-Sentry-Rate-Limits, so that the SDK stops sending them and counts them in its client reports',
+  labelNames: ['item_type'] as const,
+  registers,
+})
+
+const sentryClientDiscarded = new Counter({
+  name: 'portal_sentry_client_discarded_events_total',
+  help: 'Events that Sentry SDKs report (client_report items) they discarded before sending, by reason (ratelimit_backoff, queue_overflow, …) and category',
+  labelNames: ['reason', 'category'] as const,
+  registers,
+})
+
 const httpResponses = new Counter({
   name: 'portal_http_responses_total',
   help: 'HTTP answers by route pattern, method and status class (2xx, 4xx, …)',
@@ -146,6 +160,14 @@ const retentionLastRun = new Gauge({
 export function countIngestEvents(accepted: { module: { type: string } }[], rejectedTypes: string[]): void {
   for (const { module } of accepted) ingestEvents.inc({ type: module.type, outcome: 'accepted' })
   for (const type of rejectedTypes) ingestEvents.inc({ type, outcome: 'rejected' })
+}
+
+export function countSentryItemNotTaken(itemType: string): void {
+  sentryItemsNotTaken.inc({ item_type: itemType })
+}
+
+export function countSentryClientDiscarded(reason: string, category: string, quantity: number): void {
+  sentryClientDiscarded.inc({ reason, category }, quantity)
 }
 
 export function countResponse(route: string, method: string, statusCode: number, seconds: number): void {

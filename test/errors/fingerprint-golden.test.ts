@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { computeGrouping, fileBasename, GROUPING_ALGORITHM } from '../../src/errors/fingerprint.ts'
+import { computeGroupingV1 as computeGrouping, fileBasename, GROUPING_ALGORITHM_V1 as GROUPING_ALGORITHM } from '../../src/errors/fingerprint-v1.ts'
 import { GOLDEN_INPUTS, GOLDEN_PROJECT } from './golden-inputs.ts'
 
 // Pinned output of grouping algorithm v1. If one of these moves, groups of every install split:
@@ -21,7 +21,7 @@ function hashed(name: string) {
 }
 
 describe('fingerprint algorithm v1 (golden)', () => {
-  test('is the version new occurrences are grouped with', () => {
+  test('is version v1, which groups opened before v2 keep', () => {
     assert.equal(GROUPING_ALGORITHM, 'v1')
   })
 

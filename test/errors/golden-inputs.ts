@@ -1,4 +1,4 @@
-import type { GroupingInput } from '../../src/errors/fingerprint.ts'
+import type { GroupingInputV1 as GroupingInput } from '../../src/errors/fingerprint-v1.ts'
 import { parseStackTrace } from '../../src/errors/stack-trace.ts'
 
 export const GOLDEN_PROJECT = 'prj_golden'

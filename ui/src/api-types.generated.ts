@@ -617,6 +617,8 @@ export interface components {
                 module?: string;
                 /** @description path or URL; only its base name counts for grouping */
                 filename?: string;
+                /** @description the absolute path or URL beside a shorter `filename` (Sentry’s `abs_path`): a file served from a URL does not count for grouping, its function does */
+                absPath?: string;
                 lineno?: number;
                 colno?: number;
                 /** @description marks the frame as your code or a library, overriding the rules */
@@ -1175,6 +1177,8 @@ export interface components {
             status: "unresolved" | "resolved" | "ignored";
             /** @description reopened by an occurrence after it was resolved; cleared by the next triage */
             regressed: boolean;
+            /** @description the grouping algorithm version that opened it (v1 for groups older than v2); occurrences of later versions still find it, see docs/errors.md */
+            groupingAlgorithm: string;
             /** Format: date-time */
             firstSeen: string;
             /** Format: date-time */
@@ -1217,6 +1221,8 @@ export interface components {
             status: "unresolved" | "resolved" | "ignored";
             /** @description reopened by an occurrence after it was resolved; cleared by the next triage */
             regressed: boolean;
+            /** @description the grouping algorithm version that opened it (v1 for groups older than v2); occurrences of later versions still find it, see docs/errors.md */
+            groupingAlgorithm: string;
             /** Format: date-time */
             firstSeen: string;
             /** Format: date-time */
@@ -1247,7 +1253,7 @@ export interface components {
                 /** @description the grouping algorithm version that computed it */
                 algorithm: string;
                 components: {
-                    /** @description exception, stacktrace, message or custom */
+                    /** @description exception (a type), stacktrace, value (an exception’s message), message (an event without exception) or custom (the client’s fingerprint) */
                     id: string;
                     /** @description whether its values went into the hash */
                     contributes: boolean;
@@ -1414,6 +1420,8 @@ export interface components {
                 module?: string;
                 /** @description path or URL; only its base name counts for grouping */
                 filename?: string;
+                /** @description the absolute path or URL beside a shorter `filename` (Sentry’s `abs_path`): a file served from a URL does not count for grouping, its function does */
+                absPath?: string;
                 lineno?: number;
                 colno?: number;
                 /** @description marks the frame as your code or a library, overriding the rules */

@@ -14,27 +14,19 @@ type Json = Record<string, unknown>
 /** The longest `stack` an error event takes (the payload's limit): a longer printed chain keeps its end, where the thrown exception is. */
 const MAX_STACK = 262_144
 
-const LOG_LEVELS: Record<string, string> = { debug: 'debug', info: 'info', log: 'info', warning: 'warn', error: 'error', fatal: 'fatal' }
-
 /**
- * A Sentry event as portal events: an exception becomes an `error` event grouped by its structured
- * frames; a message without an exception becomes a `log` event.
+ * A Sentry event as an `error` event, whatever it holds, as Sentry makes every event an issue: its
+ * exceptions group it by their frames, a message without exception (captureMessage) by its template,
+ * an event with neither is `<unlabeled event>`. A field of a shape Sentry does not take is left out
+ * and named in the occurrence's `droppedFields`, as Sentry keeps such an event and notes the field.
  */
 export function translateSentryEvent(event: Json, receivedAt: number): PortalEvent[] {
-  const ts = timestampOf(event.timestamp, receivedAt)
-  const exceptions = exceptionValues(event)
-  const message = messageOf(event)
-  // captureMessage with attachStacktrace sends its stack as an exception without a type: still a message.
-  const isMessage = message !== undefined && !exceptions.some((exception) => typeof exception.type === 'string' && exception.type !== '')
-  if (exceptions.length > 0 && !isMessage) return [{ type: 'error', ts, data: errorData(event, exceptions) }]
-  if (message === undefined) return []
-  const data: Json = { message, level: LOG_LEVELS[String(event.level ?? 'info')] ?? String(event.level) }
-  if (typeof event.logger === 'string' && event.logger !== '') data.module = event.logger
-  data.fields = contextFields(event)
-  const trace = traceContext(event)
-  if (trace.traceId) data.traceId = trace.traceId
-  if (trace.spanId) data.spanId = trace.spanId
-  return [{ type: 'log', ts, data }]
+  const dropped: string[] = []
+  const exceptions = exceptionValues(event, dropped)
+  const logEntry = logEntryOf(event, dropped)
+  const data = errorData(event, exceptions, logEntry)
+  if (dropped.length > 0) data.droppedFields = dropped
+  return [{ type: 'error', ts: timestampOf(event.timestamp, receivedAt), data }]
 }
 
 /** A transaction's root span (contexts.trace) and its child spans as `trace` events. */
@@ -74,14 +66,21 @@ export function translateSentryTransaction(event: Json, receivedAt: number): Por
   ]
 }
 
-function errorData(event: Json, exceptions: Json[]): Json {
+function errorData(event: Json, exceptions: Json[], logEntry: LogEntry | undefined): Json {
   // Sentry lists chained exceptions oldest first: the last one is what was thrown.
-  const thrown = exceptions[exceptions.length - 1]
+  const thrown = exceptions.length > 0 ? exceptions[exceptions.length - 1] : undefined
   const data: Json = {}
-  if (typeof thrown.type === 'string' && thrown.type !== '') data.name = thrown.type
-  if (typeof thrown.value === 'string') data.message = thrown.value
-  const frames = framesOf(thrown)
+  const type = thrown && lenientText(thrown.type, 512)
+  if (type) data.name = type
+  // An exception without type is a message's stack (captureMessage with attachStacktrace): the message titles it.
+  const value = thrown && lenientText(thrown.value, 65_536)
+  data.message = (type ? value : undefined) ?? logEntry?.formatted ?? value ?? (type ? '' : '<unlabeled event>')
+  // What groups a message event: its template, else its text (its stack, when the SDK attached one, does not).
+  if (!type && logEntry) data.messageTemplate = logEntry.template ?? logEntry.formatted
+  const frames = thrown ? framesOf(thrown) : eventFrames(event)
   if (frames.length > 0) data.frames = frames
+  const mechanism = thrown && mechanismOf(thrown)
+  if (mechanism) data.mechanism = mechanism
   for (const [field, key] of [
     ['release', 'release'],
     ['environment', 'environment'],
@@ -108,7 +107,11 @@ function errorData(event: Json, exceptions: Json[]): Json {
   if (trace.traceId) data.traceId = trace.traceId
   if (trace.spanId) data.spanId = trace.spanId
   // Each earlier exception of the chain with its own frames, so a page can show every one as it shows the thrown one.
-  if (exceptions.length > 1) data.chained = exceptions.slice(0, -1).map((exception) => withoutUndefined({ type: exception.type, value: exception.value, frames: framesOf(exception) }))
+  if (exceptions.length > 1) {
+    data.chained = exceptions
+      .slice(0, -1)
+      .map((exception) => withoutUndefined({ type: lenientText(exception.type, 512), value: lenientText(exception.value, 65_536), frames: framesOf(exception), mechanism: mechanismOf(exception) }))
+  }
   // The frames group it; the text keeps what they do not: every exception of the chain and its source lines, as the runtime prints them.
   const printed = printedStack(exceptions, event.platform)
   if (printed) data.stack = printed.length > MAX_STACK ? printed.slice(printed.length - MAX_STACK) : printed
@@ -177,47 +180,134 @@ function fingerprintOf(value: unknown): string[] | undefined {
 
 /** Sentry frames (outermost first) as the portal's structured frames (innermost first). */
 function framesOf(exception: Json) {
-  const stacktrace = isPlainObject(exception.stacktrace) ? exception.stacktrace : undefined
-  const frames = Array.isArray(stacktrace?.frames) ? stacktrace.frames.filter(isPlainObject) : []
+  return portalFrames(exception.stacktrace)
+}
+
+function portalFrames(stacktrace: unknown) {
+  const frames = isPlainObject(stacktrace) && Array.isArray(stacktrace.frames) ? stacktrace.frames.filter(isPlainObject) : []
   return frames
     .slice(-1000)
     .reverse()
-    .map((frame) =>
-      withoutUndefined({
+    .map((frame) => {
+      const filename = text(frame.filename ?? frame.abs_path, 4096)
+      const absPath = text(frame.abs_path, 4096)
+      return withoutUndefined({
         function: text(frame.function, 1024),
         module: text(frame.module, 1024),
-        filename: text(frame.filename ?? frame.abs_path, 4096),
+        filename,
+        absPath: absPath === filename ? undefined : absPath,
         lineno: count(frame.lineno),
         colno: count(frame.colno),
         inApp: typeof frame.in_app === 'boolean' ? frame.in_app : undefined,
-      }),
-    )
+      })
+    })
 }
 
-function exceptionValues(event: Json): Json[] {
+/** A message event's stack (attachStacktrace): the event's own `stacktrace`, else its crashed or only thread's. */
+function eventFrames(event: Json) {
+  if (isPlainObject(event.stacktrace)) return portalFrames(event.stacktrace)
+  const threads = isPlainObject(event.threads) ? event.threads.values : event.threads
+  if (!Array.isArray(threads)) return []
+  const candidates = threads.filter((thread): thread is Json => isPlainObject(thread) && isPlainObject(thread.stacktrace))
+  const thread = candidates.find((candidate) => candidate.crashed === true) ?? candidates.find((candidate) => candidate.current === true) ?? (candidates.length === 1 ? candidates[0] : undefined)
+  return thread ? portalFrames(thread.stacktrace) : []
+}
+
+/** What grouping reads of an exception's `mechanism`: its place in an exception group, and whether its type is made up. */
+function mechanismOf(exception: Json): Json | undefined {
+  const mechanism = exception.mechanism
+  if (!isPlainObject(mechanism)) return undefined
+  const id = (value: unknown) => (typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined)
+  const picked = withoutUndefined({
+    exceptionId: id(mechanism.exception_id),
+    parentId: id(mechanism.parent_id),
+    isExceptionGroup: mechanism.is_exception_group === true ? true : undefined,
+    synthetic: mechanism.synthetic === true ? true : undefined,
+    type: text(mechanism.type, 256),
+    handled: typeof mechanism.handled === 'boolean' ? mechanism.handled : undefined,
+  })
+  return Object.keys(picked).length > 0 ? picked : undefined
+}
+
+/**
+ * The exceptions of an event in every shape Sentry takes: `{ values: [...] }`, a list, or one
+ * exception object; `values: null` or none means none. Anything else is dropped and named.
+ */
+function exceptionValues(event: Json, dropped: string[]): Json[] {
   const exception = event.exception
-  const values = isPlainObject(exception) ? exception.values : Array.isArray(exception) ? exception : undefined
-  return Array.isArray(values) ? values.filter(isPlainObject) : []
+  if (exception === undefined || exception === null) return []
+  let values: unknown
+  if (Array.isArray(exception)) values = exception
+  else if (isPlainObject(exception)) values = 'values' in exception ? exception.values : [exception]
+  else {
+    dropped.push(`exception: expected an object or a list, got ${kindOf(exception)}`)
+    return []
+  }
+  if (values === null || values === undefined) return []
+  if (!Array.isArray(values)) {
+    dropped.push(`exception.values: expected a list, got ${kindOf(values)}`)
+    return []
+  }
+  const exceptions: Json[] = []
+  values.forEach((value, index) => {
+    if (isPlainObject(value)) exceptions.push(value)
+    else if (value !== null) dropped.push(`exception.values.${index}: expected an object, got ${kindOf(value)}`)
+  })
+  return exceptions
 }
 
-function messageOf(event: Json): string | undefined {
-  const message = event.message ?? event.logentry
-  if (typeof message === 'string') return message
-  if (isPlainObject(message)) {
-    if (typeof message.formatted === 'string') return message.formatted
-    if (typeof message.message === 'string') return message.message
-  }
-  return undefined
+interface LogEntry {
+  formatted: string
+  /** the message before its parameters were put in, when it has parameters */
+  template?: string
 }
 
-function contextFields(event: Json): Json {
-  const fields: Json = { ...(isPlainObject(event.tags) ? event.tags : {}) }
-  for (const key of ['release', 'environment', 'server_name', 'platform', 'event_id']) {
-    if (typeof event[key] === 'string') fields[key] = event[key]
+/**
+ * Sentry's `logentry` (or its older name `message`): a string, or `{ message, params, formatted }`.
+ * Without `formatted`, the parameters are put into the template as Sentry does (`%s` in order,
+ * `%(name)s` by name); numbers and booleans count as text.
+ */
+function logEntryOf(event: Json, dropped: string[]): LogEntry | undefined {
+  const field = event.logentry !== undefined && event.logentry !== null ? 'logentry' : 'message'
+  const entry = event[field]
+  if (entry === undefined || entry === null) return undefined
+  const plain = lenientText(entry, 65_536)
+  if (plain !== undefined) return plain === '' ? undefined : { formatted: plain }
+  if (!isPlainObject(entry)) {
+    dropped.push(`${field}: expected a string or an object, got ${kindOf(entry)}`)
+    return undefined
   }
-  if (isPlainObject(event.user)) fields.user = event.user
-  if (isPlainObject(event.extra)) fields.extra = event.extra
-  return fields
+  const template = lenientText(entry.message, 65_536)
+  const formatted = lenientText(entry.formatted, 65_536) ?? (template === undefined ? undefined : withParams(template, entry.params))
+  if (formatted === undefined || formatted === '') {
+    if (Object.keys(entry).length > 0) dropped.push(`${field}: holds neither message nor formatted text`)
+    return undefined
+  }
+  return { formatted, template: template !== undefined && template !== formatted ? template : undefined }
+}
+
+function withParams(template: string, params: unknown): string {
+  if (Array.isArray(params)) {
+    let next = 0
+    return template.replace(/%[sdif]|\{(\d+)\}/g, (placeholder, position: string | undefined) => {
+      const value = position === undefined ? params[next++] : params[Number(position)]
+      return value === undefined ? placeholder : typeof value === 'string' ? value : JSON.stringify(value)
+    })
+  }
+  if (isPlainObject(params)) {
+    return template.replace(/%\((\w+)\)[sdif]/g, (placeholder, name: string) => (name in params ? String(params[name]) : placeholder))
+  }
+  return template
+}
+
+function kindOf(value: unknown): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value === 'object' ? 'an object' : `a ${typeof value}`
+}
+
+/** A text field Sentry reads leniently: a number or boolean counts as its text. */
+function lenientText(value: unknown, max: number): string | undefined {
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value)
+  return text(value, max)
 }
 
 function traceContext(event: Json): { traceId?: string; spanId?: string; parentSpanId?: string; op?: string; status?: string } {
@@ -231,16 +321,15 @@ function traceContext(event: Json): { traceId?: string; spanId?: string; parentS
   }
 }
 
-/** Sentry timestamps are seconds (a float) or RFC 3339 strings. */
+/** Sentry timestamps are seconds (a float) or RFC 3339 strings; one before 1970 or past year 9999 is none. */
 function secondsToMs(value: unknown): number | undefined {
-  if (typeof value === 'number' && Number.isFinite(value)) return Math.round(value * 1000)
-  if (typeof value === 'string') {
-    const ms = Date.parse(value)
-    return Number.isFinite(ms) ? ms : undefined
-  }
-  return undefined
+  const ms = typeof value === 'number' ? Math.round(value * 1000) : typeof value === 'string' ? Date.parse(value) : NaN
+  return Number.isFinite(ms) && ms >= 0 && ms <= LATEST_MS ? ms : undefined
 }
 
+const LATEST_MS = Date.UTC(9999, 11, 31)
+
+/** When it happened: a timestamp in the future, or none, is the time of receipt (Sentry corrects such clocks too). */
 function timestampOf(value: unknown, receivedAt: number): string {
   return new Date(Math.min(secondsToMs(value) ?? receivedAt, receivedAt)).toISOString()
 }

@@ -6,6 +6,7 @@ import { named } from '../../http/openapi-components.ts'
 import { ProblemError, problemErrorHandler, problemResponses } from '../../http/problem.ts'
 import type { ApiKeyPrincipal, IngestPipeline } from '../../ingest/pipeline.ts'
 import { RATE_HEADERS } from '../../ingest/rate-limit.ts'
+import { countSentryClientDiscarded, countSentryItemNotTaken } from '../../metrics/metrics.ts'
 import { batchTooLarge, refuseDeclaredOversize } from '../../ingest/route.ts'
 import { isPlainObject } from '../../ingest/validate-event.ts'
 import { decodedBody } from '../compressed-body.ts'
@@ -43,7 +44,7 @@ const EVENT_EXAMPLE = {
 
 /** An envelope: a header line, then for each item a header line and its payload. */
 const Envelope = Type.String({
-  description: 'A Sentry envelope: newline-separated JSON, a header line then an item header and payload per item (`event`, `transaction`, `session`, `sessions`; other item types are skipped).',
+  description: 'A Sentry envelope: newline-separated JSON, a header line then an item header and payload per item (`event`, `transaction`, `session`, `sessions`; `client_report` is counted in the metrics; other item types are not kept and are answered in X-Sentry-Rate-Limits).',
   examples: [[JSON.stringify({ event_id: EVENT_EXAMPLE.event_id, sent_at: '2024-11-23T19:26:40.500Z' }), JSON.stringify({ type: 'event' }), JSON.stringify(EVENT_EXAMPLE)].join('\n')],
 })
 
@@ -67,11 +68,38 @@ const PREFLIGHT_HEADERS = {
   'access-control-max-age': '3600',
 }
 
-/** What one request brought: the events for the pipeline, and what was skipped on the way. */
+/** What one request brought: the events for the pipeline, where each came from, and the categories of the items not taken. */
 interface SentryIntake {
   eventId: string | null
   events: PortalEvent[]
+  /** for each event, the item it came from (`envelope item 2 (event)`), which a refusal names */
+  origins: string[]
+  /** Sentry's data categories of items the portal does not keep, answered in X-Sentry-Rate-Limits */
+  notTaken: Set<string>
 }
+
+/**
+ * Sentry's data category of each envelope item type the portal does not keep. Such items are answered
+ * as Relay answers a rate-limited category: the 200 names the category in X-Sentry-Rate-Limits, the
+ * SDK stops sending it for that long and counts what it drops in its client reports.
+ */
+const CATEGORY_NOT_TAKEN: Record<string, string> = {
+  attachment: 'attachment',
+  profile: 'profile',
+  profile_chunk: 'profile_chunk',
+  replay_event: 'replay',
+  replay_recording: 'replay',
+  replay_video: 'replay',
+  check_in: 'monitor',
+  statsd: 'metric_bucket',
+  metric_buckets: 'metric_bucket',
+  user_report: 'user_report_v2',
+  feedback: 'feedback',
+  span: 'span',
+  log: 'log_item',
+  otel_log: 'log_item',
+}
+const NOT_TAKEN_SECONDS = 3600
 
 /**
  * Sentry's envelope and store endpoints in front of the ingest pipeline, so that Sentry SDKs
@@ -134,8 +162,8 @@ export const sentryRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext; pipel
           summary: route.summary,
           description:
             'Authenticated by the DSN’s key in `X-Sentry-Auth: Sentry sentry_key=…` or `?sentry_key=`; the key needs the `sentry` scope (403) and the ' +
-            'project number must be its project’s (404). Exceptions become error occurrences grouped by their structured frames; messages become logs; ' +
-            'transactions become trace spans; `session` and `sessions` items become `session` events (release health); other item types are skipped. Envelopes come as application/x-sentry-envelope or, from browser SDKs, text/plain; Content-Encoding: gzip is taken. Each event counts against the project’s ' +
+            'project number must be its project’s (404). Every event becomes an error occurrence (exceptions grouped by their chain and frames, messages by their template); ' +
+            'transactions become trace spans; `session` and `sessions` items become `session` events (release health); other item types are not kept and are answered in X-Sentry-Rate-Limits. A request is stored whole or not at all: an event the portal refuses is a 400 naming its item and field. Envelopes come as application/x-sentry-envelope or, from browser SDKs, text/plain; Content-Encoding: gzip is taken. Each event counts against the project’s ' +
             'ingest limits: 429 carries Retry-After and X-Sentry-Rate-Limits. 200 means the events are committed. Field mapping: docs/intake.md.',
           security: [{ apiKey: [] }],
           params: Params,
@@ -145,7 +173,17 @@ export const sentryRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext; pipel
           consumes: route.consumes,
           body: route.body,
           response: {
-            200: { description: 'Committed.', headers: RATE_HEADERS, content: { 'application/json': { schema: Accepted } } },
+            200: {
+              description: 'Committed: every event and transaction of the request is stored.',
+              headers: {
+                ...RATE_HEADERS,
+                'X-Sentry-Rate-Limits': {
+                  type: 'string',
+                  description: `when the envelope held items the portal does not keep (attachments, profiles, replays, …): \`${NOT_TAKEN_SECONDS}:<their categories>:key:unsupported\`, so that the SDK stops sending them and counts them in its client reports`,
+                },
+              },
+              content: { 'application/json': { schema: Accepted } },
+            },
             ...problemResponses(400, ...route.problems, 'invalid_gzip', 401, 403, 404, 413, 'batch_too_large', 415, 'unsupported_content_encoding', 429, 503),
           },
         },
@@ -163,9 +201,13 @@ export const sentryRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext; pipel
         if (intake.events.length > 0) {
           await pipeline.admit(principal, reply, intake.events.length)
           const { accepted, rejected } = pipeline.check(principal.projectId, intake.events, receivedAt)
-          if (accepted.length === 0) throw new ProblemError(400, 'invalid_event', `the event was refused: ${rejected.map((item) => item.reason).join('; ')}`)
+          // All or nothing: a 200 that stored part of a request would lose the rest unseen.
+          if (rejected.length > 0) {
+            throw new ProblemError(400, 'invalid_event', `nothing was stored: ${rejected.map((item) => `${intake.origins[item.index]}: ${item.reason}`).join('; ')}`)
+          }
           await pipeline.commit({ projectId: principal.projectId, key: undefined, response: { statusCode: 200, body: '' }, accepted })
         }
+        if (intake.notTaken.size > 0) reply.header('x-sentry-rate-limits', `${NOT_TAKEN_SECONDS}:${[...intake.notTaken].sort().join(';')}:key:unsupported`)
         return reply.code(200).send({ id: intake.eventId })
       },
     )
@@ -174,28 +216,65 @@ export const sentryRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext; pipel
 
 function fromEnvelope(body: Buffer, receivedAt: number): SentryIntake {
   const envelope = parseEnvelope(body)
-  const events: PortalEvent[] = []
-  let eventId = typeof envelope.header.event_id === 'string' ? envelope.header.event_id : null
+  const intake: SentryIntake = { eventId: typeof envelope.header.event_id === 'string' ? envelope.header.event_id : null, events: [], origins: [], notTaken: new Set() }
   envelope.items.forEach((item, index) => {
+    const origin = `envelope item ${index} (${item.type})`
+    if (item.type === 'client_report') return countClientReport(item.payload)
     if (item.type === 'session' || item.type === 'sessions') {
-      events.push(...translateSentrySessions(item.type, jsonObject(item.payload, `envelope item ${index} (${item.type})`), receivedAt))
+      for (const translated of translateSentrySessions(item.type, jsonObject(item.payload, origin), receivedAt)) {
+        intake.events.push(translated)
+        intake.origins.push(origin)
+      }
       return
     }
-    // Client reports, attachments, profiles, replays…: not the portal's to keep; skipped, not refused.
-    if (item.type !== 'event' && item.type !== 'transaction') return
-    const event = jsonObject(item.payload, `envelope item ${index} (${item.type})`)
-    eventId ??= typeof event.event_id === 'string' ? event.event_id : null
-    events.push(...(item.type === 'event' ? translateSentryEvent(event, receivedAt) : translateSentryTransaction(event, receivedAt)))
+    if (item.type !== 'event' && item.type !== 'transaction') {
+      const category = CATEGORY_NOT_TAKEN[item.type]
+      if (category) intake.notTaken.add(category)
+      countSentryItemNotTaken(category ? item.type : 'other')
+      return
+    }
+    const event = jsonObject(item.payload, origin)
+    intake.eventId ??= typeof event.event_id === 'string' ? event.event_id : null
+    const events = item.type === 'event' ? translateSentryEvent(event, receivedAt) : translateSentryTransaction(event, receivedAt)
+    if (events.length === 0) throw new ProblemError(400, 'invalid_event', `${origin}: contexts.trace.trace_id is required for a transaction`)
+    for (const translated of events) {
+      intake.events.push(translated)
+      intake.origins.push(origin)
+    }
   })
-  return { eventId, events }
+  return intake
 }
 
 function fromEvent(event: Record<string, unknown>, receivedAt: number): SentryIntake {
-  return { eventId: typeof event.event_id === 'string' ? event.event_id : null, events: translateSentryEvent(event, receivedAt) }
+  const events = translateSentryEvent(event, receivedAt)
+  return { eventId: typeof event.event_id === 'string' ? event.event_id : null, events, origins: events.map(() => 'body'), notTaken: new Set() }
+}
+
+/** What an SDK says it discarded before sending (`discarded_events: [{ reason, category, quantity }]`), counted in the metrics. */
+function countClientReport(payload: Buffer) {
+  let report: unknown
+  try {
+    report = parseJsonBody(payload.toString('utf8'), 16)
+  } catch {
+    return
+  }
+  const discarded = isPlainObject(report) && Array.isArray(report.discarded_events) ? report.discarded_events : []
+  const label = (value: unknown) => (typeof value === 'string' && /^[a-z_]{1,40}$/.test(value) ? value : 'other')
+  for (const entry of discarded) {
+    if (!isPlainObject(entry) || typeof entry.quantity !== 'number' || !(entry.quantity > 0) || !Number.isFinite(entry.quantity)) continue
+    countSentryClientDiscarded(label(entry.reason), label(entry.category), entry.quantity)
+  }
 }
 
 function jsonObject(bytes: Buffer, what: string): Record<string, unknown> {
-  const parsed = parseJsonBody(bytes.toString('utf8'), 64)
+  let parsed: unknown
+  try {
+    parsed = parseJsonBody(bytes.toString('utf8'), 64)
+  } catch (error) {
+    // The parser names the whole body; an envelope's refusal names the item.
+    if (error instanceof ProblemError && error.status === 400) throw new ProblemError(400, 'invalid_event', `${what}: ${error.detail.replace(/^body: /, '')}`)
+    throw error
+  }
   if (!isPlainObject(parsed)) throw new ProblemError(400, 'invalid_event', `${what}: must be a JSON object`)
   return parsed
 }
