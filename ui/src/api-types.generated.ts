@@ -640,6 +640,31 @@ export interface components {
             /** @description true when this occurrence opened its group */
             isNewGroup: boolean;
         };
+        /** @description A change that may explain what a chart shows: a deploy, a configuration change, a flag change. */
+        Change: {
+            /** @description what sort of change: deploy, config, flag — or what a later source adds (alert transitions) */
+            kind: string;
+            /** @description the event type it was recorded as: its module’s events read holds it */
+            eventType: string;
+            /** @description the event that recorded it */
+            eventId: string;
+            /** Format: date-time */
+            ts: string;
+            /** @description one line that says what changed */
+            title: string;
+            /** @description what changed, as its page finds it: a release, a configuration path, a flag key */
+            subject: string;
+            service: string | null;
+            environment: string | null;
+            actor: string | null;
+            commit: string | null;
+        };
+        ChangeList: {
+            /** @description newest first */
+            data: components["schemas"]["Change"][];
+            /** @description more changes fell in the window than `limit`: the oldest were left out; narrow the window */
+            truncated: boolean;
+        };
         /** @description A stored `config` event. */
         ConfigEvent: {
             /** @description evt_… event id */

@@ -2,6 +2,8 @@ import type { ComponentChildren, TargetedSubmitEvent } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import type { ApiError, Paged } from './api.ts'
 import { navigate, withParams, useLocation } from './router.tsx'
+import { absoluteTime, useZone } from './components/time.tsx'
+import { Markers, type Marker } from './components/histogram.tsx'
 
 /** Loading, failure and emptiness said in words, announced to screen readers. */
 export function LoadState(props: { loading: boolean; error?: ApiError; empty?: boolean; emptyText?: string; what: string }) {
@@ -232,7 +234,7 @@ interface Bar {
 }
 
 /** Bars with their values written out, so the chart reads without hovering. */
-export function BarChart({ bars, title, format = String }: { bars: Bar[]; title: string; format?: (value: number) => string }) {
+export function BarChart({ bars, title, format = String, changesPer }: { bars: Bar[]; title: string; format?: (value: number) => string; changesPer?: (label: string) => number }) {
   const max = Math.max(...bars.map((bar) => bar.value), 0) || 1
   const height = 120
   // Each bar's slot is wide enough for its longest label, so that values never overlap.
@@ -254,6 +256,11 @@ export function BarChart({ bars, title, format = String }: { bars: Bar[]; title:
               <text x={middle} y={height + 38} text-anchor="middle">
                 {bar.label}
               </text>
+              {changesPer && changesPer(bar.label) > 0 && (
+                <text x={middle} y={12} text-anchor="middle" class="changes-count">
+                  {`◆ ${changesPer(bar.label)} change${changesPer(bar.label) === 1 ? '' : 's'}`}
+                </text>
+              )}
             </g>
           )
         })}
@@ -268,28 +275,62 @@ export interface Series {
   points: { x: number; y: number }[]
 }
 
-/** Lines over time (x in epoch ms), with the range of each axis written out. */
-export function LineChart({ series, title, unit }: { series: Series[]; title: string; unit?: string }) {
+/**
+ * Lines over time (x in epoch ms), with the range of each axis written out, over the window `fromMs`–`toMs`
+ * when given (else the points' own). Markers (changes) are drawn over it; with `onSelect`, each point is a
+ * button that leads from the moment it stands for (its bucket) to what explains it.
+ */
+export function LineChart(props: {
+  series: Series[]
+  title: string
+  unit?: string
+  fromMs?: number
+  toMs?: number
+  markers?: Marker[]
+  onSelect?: { label(x: number): string; select(x: number): void }
+}) {
+  const { series, title, unit } = props
+  const zone = useZone()
   const points = series.flatMap((line) => line.points)
   if (points.length === 0) return null
-  const [width, height] = [640, 180]
-  const minX = Math.min(...points.map((point) => point.x))
-  const maxX = Math.max(...points.map((point) => point.x))
+  // the band above the plot holds the markers' labels, so that they never cover a point
+  const [width, height, plotTop] = [640, 210, 46]
+  const minX = Math.min(props.fromMs ?? Infinity, ...points.map((point) => point.x))
+  const maxX = Math.max(props.toMs ?? -Infinity, ...points.map((point) => point.x))
   const maxY = Math.max(...points.map((point) => point.y)) || 1
   const x = (value: number) => 40 + ((value - minX) / (maxX - minX || 1)) * (width - 50)
-  const y = (value: number) => height - 20 - (value / maxY) * (height - 30)
+  const y = (value: number) => height - 20 - (value / maxY) * (height - 20 - plotTop)
+  const moments = [...new Set(points.map((point) => point.x))].sort((a, b) => a - b)
+  const highest = (moment: number) => Math.max(...points.filter((point) => point.x === moment).map((point) => point.y))
   return (
-    <figure class="chart">
+    <figure class="chart line-chart">
       <svg viewBox={`0 0 ${width} ${height}`} width={width} height={height} role="img" aria-label={title}>
-        <text x={2} y={14}>{`${maxY}${unit ? ` ${unit}` : ''}`}</text>
+        <text x={2} y={plotTop + 4}>{`${maxY}${unit ? ` ${unit}` : ''}`}</text>
         <text x={2} y={height - 22}>0</text>
         <line x1={40} y1={height - 20} x2={width - 10} y2={height - 20} class="axis" />
         {series.map((line, index) => (
           <polyline class={`line line${index}`} points={line.points.map((point) => `${x(point.x)},${y(point.y)}`).join(' ')} />
         ))}
-        <text x={40} y={height - 4}>{new Date(minX).toLocaleString()}</text>
+        <Markers markers={props.markers} fromMs={minX} toMs={maxX} x={x} top={plotTop} bottom={height - 20} width={width} labelTop={10} />
+        {props.onSelect &&
+          moments.map((moment) => (
+            <g
+              class="point selectable"
+              tabIndex={0}
+              role="button"
+              data-x={new Date(moment).toISOString()}
+              aria-label={props.onSelect!.label(moment)}
+              onClick={() => props.onSelect!.select(moment)}
+              onKeyDown={(event: KeyboardEvent) => (event.key === 'Enter' || event.key === ' ') && props.onSelect!.select(moment)}
+            >
+              <title>{props.onSelect!.label(moment)}</title>
+              <circle cx={x(moment)} cy={y(highest(moment))} r={9} class="hit" />
+              <circle cx={x(moment)} cy={y(highest(moment))} r={3} class="dot" />
+            </g>
+          ))}
+        <text x={40} y={height - 4}>{absoluteTime(minX, zone)}</text>
         <text x={width - 10} y={height - 4} text-anchor="end">
-          {new Date(maxX).toLocaleString()}
+          {absoluteTime(maxX, zone)}
         </text>
       </svg>
       <figcaption>
@@ -297,7 +338,38 @@ export function LineChart({ series, title, unit }: { series: Series[]; title: st
         {series.map((line, index) => (
           <span class={`key line${index}`}>{line.name} </span>
         ))}
+        {props.onSelect && <span class="muted"> · click a point for its traces</span>}
       </figcaption>
+    </figure>
+  )
+}
+
+/** Moments with a value each (a trace's duration at its start) over the window, with markers; a dot links where `href` says. */
+export function ScatterChart(props: { title: string; fromMs: number; toMs: number; unit: string; dots: { x: number; y: number; label: string; href: string }[]; markers?: Marker[] }) {
+  const zone = useZone()
+  if (props.dots.length === 0) return null
+  const [width, height, plotTop] = [640, 190, 46]
+  const maxY = Math.max(...props.dots.map((dot) => dot.y)) || 1
+  const x = (value: number) => 40 + ((value - props.fromMs) / (props.toMs - props.fromMs || 1)) * (width - 50)
+  const y = (value: number) => height - 20 - (value / maxY) * (height - 20 - plotTop)
+  return (
+    <figure class="chart scatter">
+      <svg viewBox={`0 0 ${width} ${height}`} width={width} height={height} role="img" aria-label={props.title}>
+        <text x={2} y={plotTop + 4}>{`${maxY} ${props.unit}`}</text>
+        <line x1={40} y1={height - 20} x2={width - 10} y2={height - 20} class="axis" />
+        <Markers markers={props.markers} fromMs={props.fromMs} toMs={props.toMs} x={x} top={plotTop} bottom={height - 20} width={width} labelTop={10} />
+        {props.dots.map((dot) => (
+          <a href={dot.href} class="dot-link" onClick={(event: MouseEvent) => { if (event.button === 0 && !event.metaKey && !event.ctrlKey) { event.preventDefault(); navigate(dot.href) } }}>
+            <title>{dot.label}</title>
+            <circle cx={x(dot.x)} cy={y(dot.y)} r={3.5} class="dot" />
+          </a>
+        ))}
+        <text x={40} y={height - 4}>{absoluteTime(props.fromMs, zone)}</text>
+        <text x={width - 10} y={height - 4} text-anchor="end">
+          {absoluteTime(props.toMs, zone)}
+        </text>
+      </svg>
+      <figcaption>{props.title}</figcaption>
     </figure>
   )
 }

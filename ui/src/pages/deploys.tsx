@@ -3,6 +3,7 @@ import { Badge, Filters, PagedTable, Time } from '../components.tsx'
 import { Link, useFilters, withParams } from '../router.tsx'
 import { TimeRangeControl, useTimeRange } from '../components/time.tsx'
 import { DeployErrors, deployRelease, ErrorsAroundDeploy, NewErrorsLink, useErrorsAroundDeploys } from '../components/deploy-links.tsx'
+import { useChanges, WithChanges } from '../components/changes.tsx'
 import type { components } from '../api-types.generated.ts'
 
 type LatestDeploy = components['schemas']['LatestDeploy']
@@ -14,6 +15,7 @@ export function DeploysPage({ project }: { project: string }) {
   const latest = usePaged<LatestDeploy>(`/api/modules/deploys/latest${queryString({ project_id: project, service, environment })}`)
   const history = usePaged<DeployEvent>(`/api/modules/deploys/events${queryString({ project_id: project, service, environment, status, release, from: range.from, to: range.listTo })}`)
   const errorsAround = useErrorsAroundDeploys(project, history.items)
+  const changes = useChanges(project, range, { service, environment }, history.answered)
   return (
     <section>
       <h1>Deploys</h1>
@@ -26,7 +28,9 @@ export function DeploysPage({ project }: { project: string }) {
         ]}
       />
       <TimeRangeControl range={range} />
-      <DeployErrors project={project} range={range} deploys={history.items} readWhen={history.answered} />
+      <WithChanges project={project} changes={changes}>
+        <DeployErrors project={project} range={range} markers={changes.markers} readWhen={history.answered} />
+      </WithChanges>
       <h2>Latest per service and environment</h2>
       <PagedTable
         list={latest}

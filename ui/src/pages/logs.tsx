@@ -2,6 +2,7 @@ import type { TargetedSubmitEvent } from 'preact'
 import { queryString, useGet, usePaged } from '../api.ts'
 import { Badge, Filters, Json, PagedTable, Time, useInterval } from '../components.tsx'
 import { TimeRangeControl, useTimeRange } from '../components/time.tsx'
+import { useChanges, WithChanges } from '../components/changes.tsx'
 import { LogVolume, LogTraceLinks, TraceFilterChip } from '../components/log-links.tsx'
 import { Link, navigate, useFilters, useLocation, withParams } from '../router.tsx'
 import type { components } from '../api-types.generated.ts'
@@ -24,6 +25,7 @@ export function LogsPage({ project }: { project: string }) {
   // The counts and the histogram are read once the logs have answered: the first rows do not wait behind them.
   const levels = useGet<LevelCounts>(list.answered ? `/api/modules/logs/levels${queryString({ project_id: project, ...scope })}` : null)
   useInterval(live, REFRESH_MS, list.reload)
+  const changes = useChanges(project, range, {}, list.answered)
 
   return (
     <section>
@@ -38,7 +40,9 @@ export function LogsPage({ project }: { project: string }) {
       <TimeRangeControl range={range} />
       <FieldFilter active={fieldFilters} />
       {trace_id && <TraceFilterChip project={project} traceId={trace_id} />}
-      <LogVolume project={project} range={range} module={module} readWhen={list.answered} />
+      <WithChanges project={project} changes={changes}>
+        <LogVolume project={project} range={range} module={module} markers={changes.markers} readWhen={list.answered} />
+      </WithChanges>
       {levels.data && levels.data.total > 0 && (
         <p class="levels" aria-label="Logs per level">
           {levels.data.data.map((row) => (

@@ -1,6 +1,7 @@
 import { queryString, useGet, usePaged } from '../api.ts'
 import type { TargetedSubmitEvent } from 'preact'
-import { Filters, LoadState, PagedTable, Time } from '../components.tsx'
+import { Filters, LoadState, PagedTable, ScatterChart, Time } from '../components.tsx'
+import { useChanges, WithChanges } from '../components/changes.tsx'
 import { TimeRangeControl, useTimeRange } from '../components/time.tsx'
 import { Link, navigate, useFilters } from '../router.tsx'
 import { errorsBySpan, spanlessTraceLogsHref, TraceSignals, useTraceErrors } from '../components/trace-links.tsx'
@@ -15,6 +16,7 @@ export function TracesPage({ project }: { project: string }) {
   const filters = useFilters(['service', 'min_duration_ms', 'error'])
   const range = useTimeRange('24h')
   const list = usePaged<Trace>(`/api/traces${queryString({ project_id: project, ...filters, from: range.from, to: range.listTo })}`)
+  const changes = useChanges(project, range, { service: filters.service }, list.answered)
   return (
     <section>
       <h1>Traces</h1>
@@ -36,6 +38,16 @@ export function TracesPage({ project }: { project: string }) {
         ]}
       />
       <TimeRangeControl range={range} />
+      <WithChanges project={project} changes={changes}>
+        <ScatterChart
+          title={`Duration of the ${list.items.length} traces listed, by start`}
+          fromMs={Date.parse(range.from)}
+          toMs={Date.parse(range.to)}
+          unit="ms"
+          markers={changes.markers}
+          dots={list.items.map((trace) => ({ x: Date.parse(trace.startedAt), y: trace.durationMs, label: `${trace.rootSpan?.name ?? trace.traceId}: ${formatMs(trace.durationMs)}`, href: `/p/${project}/traces/${encodeURIComponent(trace.traceId)}` }))}
+        />
+      </WithChanges>
       <PagedTable
         list={list}
         what="traces"

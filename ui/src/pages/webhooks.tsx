@@ -4,7 +4,9 @@ import { api, queryString, useGet, usePaged } from '../api.ts'
 import { Badge, ConfirmButton, Filters, Json, LoadState, OnceNotice, PagedTable, Table, Time, useAction } from '../components.tsx'
 import { useCanWrite } from '../identity.ts'
 import { Link, useFilters } from '../router.tsx'
-import { TimeRangeControl, useTimeRange } from '../components/time.tsx'
+import { bucketSecondsFor, TimeRangeControl, useTimeRange, type TimeRange } from '../components/time.tsx'
+import { useChanges, WithChanges } from '../components/changes.tsx'
+import { Histogram, type Marker } from '../components/histogram.tsx'
 import type { components } from '../api-types.generated.ts'
 
 type Schemas = components['schemas']
@@ -195,6 +197,7 @@ export function DeliveriesPage({ project }: { project: string }) {
   const filters = useFilters(DELIVERY_FILTERS)
   const range = useTimeRange('7d')
   const list = usePaged<Delivery>(`/api/webhooks/deliveries${queryString({ project_id: project, ...filters, from: range.from, to: range.listTo })}`)
+  const changes = useChanges(project, range, {}, list.answered)
   return (
     <section>
       <h1>Webhook deliveries</h1>
@@ -217,6 +220,9 @@ export function DeliveriesPage({ project }: { project: string }) {
         ]}
       />
       <TimeRangeControl range={range} />
+      <WithChanges project={project} changes={changes}>
+        <DeliveryVolume deliveries={list.items} range={range} markers={changes.markers} />
+      </WithChanges>
       <PagedTable
         list={list}
         what="deliveries"
@@ -320,4 +326,16 @@ function Headers({ headers }: { headers: Record<string, string> }) {
       ))}
     </dl>
   )
+}
+
+/** The deliveries listed, per status over the range (from the page shown, no other read): a run of failures shows where it began. */
+function DeliveryVolume({ deliveries, range, markers }: { deliveries: Delivery[]; range: TimeRange; markers: Marker[] }) {
+  const bucketMs = bucketSecondsFor(range.spanMs) * 1000
+  const fromMs = Math.floor(Date.parse(range.from) / bucketMs) * bucketMs
+  const buckets = Array.from({ length: Math.ceil((Date.parse(range.to) - fromMs) / bucketMs) }, (_, index) => ({ start: new Date(fromMs + index * bucketMs).toISOString(), counts: {} as Record<string, number> }))
+  for (const delivery of deliveries) {
+    const bucket = buckets[Math.floor((Date.parse(delivery.createdAt) - fromMs) / bucketMs)]
+    if (bucket) bucket.counts[delivery.status] = (bucket.counts[delivery.status] ?? 0) + 1
+  }
+  return <Histogram title={`The ${deliveries.length} deliveries listed, by status`} buckets={buckets} bucketMs={bucketMs} series={['failed', 'pending', 'succeeded']} tone={(status) => `delivery-${status}`} markers={markers} />
 }

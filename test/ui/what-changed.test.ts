@@ -1,0 +1,95 @@
+import { after, afterEach, before, beforeEach, describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import type { Page } from 'playwright-core'
+import { startTestPortal, type TestPortal, type TestProject } from '../support/portal.ts'
+import { openBrowser, signIn, type Browser } from './browser.ts'
+import { RELEASE, seedCheckout } from './seed-what-changed.ts'
+
+// Issue 40 in real headless Chromium against a real portal: "what changed?" answered on the page (UI flows do not depend on the database: SQLite).
+
+const CHANGE_TITLES = ['checkout 2.5.0 deployed to production (succeeded)', 'flag new-pricing → on at 100 % by ana', 'config/pricing.yaml changed by bob', 'checkout 2.4.0 deployed to production (succeeded)']
+
+/** Counts the clicks of a walk, as a person would make them. */
+function clicks() {
+  let count = 0
+  return {
+    async on(target: { click(): Promise<void> }) {
+      count += 1
+      await target.click()
+    },
+    get count() {
+      return count
+    },
+  }
+}
+
+describe('what changed, in Chromium', () => {
+  let t: TestPortal
+  let browser: Browser
+  let page: Page
+  let project: TestProject
+  before(async () => {
+    t = await startTestPortal('sqlite', { INGEST_RATE_LIMIT_EVENTS_PER_SECOND: '1000000', INGEST_RATE_LIMIT_BATCHES_PER_SECOND: '1000000' })
+    browser = await openBrowser()
+    project = await seedCheckout(t)
+  })
+  after(async () => {
+    await browser?.close()
+    await t?.close()
+  })
+  beforeEach(async () => {
+    page = await browser.context.newPage()
+  })
+  afterEach(() => page.close())
+
+  test('every time chart marks the deploy, the config change and the flag change, and lists them beside it', async () => {
+    await signIn(page, `${t.url}/p/${project.id}/errors`, t.viewerToken)
+    for (const [section, chart] of [
+      ['Errors', '.histogram'],
+      ['Logs', null],
+      ['Traces', '.scatter'],
+      ['Deploys', '.histogram'],
+      ['Performance', '.line-chart'],
+      ['Costs', null],
+    ] as const) {
+      await page.getByRole('navigation', { name: 'Project sections' }).getByRole('link', { name: section, exact: true }).click()
+      await page.getByRole('heading', { name: section, level: 1 }).waitFor()
+      if (section === 'Logs' || section === 'Costs') continue // no logs or costs were sent: no chart, and so no panel
+      const panel = page.getByRole('complementary', { name: 'Changes in this window' })
+      await panel.getByRole('link').first().waitFor()
+      assert.deepEqual(await panel.getByRole('link').allTextContents(), CHANGE_TITLES, `${section}: the changes, newest first`)
+      const markers = page.locator(`${chart} a.marker`)
+      await markers.first().waitFor()
+      assert.deepEqual(
+        (await markers.evaluateAll((links) => links.map((link) => link.getAttribute('aria-label')!.replace(/ — .*/, '')))).sort(),
+        [...CHANGE_TITLES].sort(),
+        `${section}: one marker per change`,
+      )
+    }
+    // the webhook deliveries chart has them too
+    await page.goto(`${t.url}/p/${project.id}/webhooks/deliveries?range=24h`)
+    await page.getByRole('complementary', { name: 'Changes in this window' }).getByRole('link', { name: CHANGE_TITLES[0] }).waitFor()
+  })
+
+  test('a marker leads to its change: the flag’s history, the config’s diff, the release’s deploy', async () => {
+    await signIn(page, `${t.url}/p/${project.id}/performance`, t.viewerToken)
+    const chart = page.locator('.line-chart')
+    await chart.waitFor()
+    await page.screenshot({ path: '/tmp/wc-performance.png', fullPage: true })
+    // a person clicks a marker's label, staggered so that changes minutes apart stay apart
+    await chart.getByRole('link', { name: /^flag new-pricing/ }).locator('text').click()
+    await page.waitForURL(/\/flags\/new-pricing$/)
+    await page.getByRole('cell', { name: 'ana' }).first().waitFor()
+    await page.goBack()
+    await chart.getByRole('link', { name: /^config\/pricing\.yaml/ }).locator('text').click()
+    await page.waitForURL(/\/configs\?path=config%2Fpricing\.yaml/)
+    await page.getByText('+cache: false').first().waitFor()
+    await page.goBack()
+    await chart.getByRole('link', { name: /^checkout 2\.5\.0/ }).locator('text').click()
+    await page.waitForURL(/\/deploys\?/)
+    assert.equal(new URL(page.url()).searchParams.get('release'), RELEASE)
+    await page.getByRole('row').filter({ hasText: '2.5.0' }).first().waitFor()
+    assert.equal(await page.getByRole('row').filter({ hasText: '2.4.0' }).count(), 0, 'only the deploy of that release')
+    await page.screenshot({ path: '/tmp/wc-deploys.png', fullPage: true })
+  })
+})
