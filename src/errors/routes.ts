@@ -32,6 +32,7 @@ import {
 import { HistogramQuery, histogramBuckets } from '../http/histogram.ts'
 import { mergeGroups, setGroupStatus, unmergeFingerprints } from './triage.ts'
 import { errorDb } from './tables.ts'
+import { suspectCommitRoutes } from './suspect-commits.ts'
 import { inClaimOrder } from '../ingest/claim-order.ts'
 import { claimIdempotencyKey, findStoredResponse, idempotencyKeyOf, replay, setStoredResponse } from '../ingest/idempotency.ts'
 
@@ -234,6 +235,8 @@ export const errorRoutes: FastifyPluginAsync<{ ctx: PortalContext }> = async (pl
       return recentOccurrences(db, ctx.storage, group.id, request.query.limit ?? DEFAULT_LIMIT, request.query.cursor)
     },
   )
+
+  suspectCommitRoutes(app, ctx, FingerprintParams)
 
   app.patch(
     '/groups/:fingerprint',

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import type { Page } from 'playwright-core'
 import { startTestPortal, type TestPortal, type TestProject } from '../support/portal.ts'
 import { openBrowser, signIn, type Browser } from './browser.ts'
-import { RELEASE, seedCheckout } from './seed-what-changed.ts'
+import { PREVIOUS_COMMIT, RELEASE, RELEASE_COMMIT, SUSPECT_COMMIT, seedCheckout } from './seed-what-changed.ts'
 
 // Issue 40 in real headless Chromium against a real portal: "what changed?" answered on the page (UI flows do not depend on the database: SQLite).
 
@@ -92,4 +92,50 @@ describe('what changed, in Chromium', () => {
     assert.equal(await page.getByRole('row').filter({ hasText: '2.4.0' }).count(), 0, 'only the deploy of that release')
     await page.screenshot({ path: '/tmp/wc-deploys.png', fullPage: true })
   })
+
+  test('an admin sets the code host on the repository page; commits there and on the deploys page become links to it', async () => {
+    const hosted = await seedCheckout(t, 'hosted')
+    await signIn(page, `${t.url}/p/${hosted.id}/repository`, t.adminToken)
+    const branchRow = page.getByRole('row').filter({ hasText: 'acme/checkout' }).first()
+    await branchRow.waitFor()
+    assert.equal(await branchRow.getByRole('link', { name: 'eee5555eee' }).count(), 0, 'no link before a host is set')
+    await page.getByText('Code host: not set').click()
+    await page.getByRole('combobox', { name: /^Host/ }).selectOption('gitlab')
+    await page.getByLabel('Address').fill('https://gitlab.example.com')
+    await page.getByRole('button', { name: 'Save code host' }).click()
+    await page.getByText('Code host: gitlab at https://gitlab.example.com').waitFor()
+    assert.equal(await branchRow.getByRole('link', { name: 'eee5555eee' }).getAttribute('href'), 'https://gitlab.example.com/acme/checkout/-/commit/eee5555eeee')
+    await page.getByRole('navigation', { name: 'Project sections' }).getByRole('link', { name: 'Deploys', exact: true }).click()
+    const deployLink = page.getByRole('table').last().getByRole('link', { name: RELEASE_COMMIT.slice(0, 10) })
+    assert.equal(await deployLink.getAttribute('href'), `https://gitlab.example.com/acme/checkout/-/commit/${RELEASE_COMMIT}`, 'a deploy’s commit, in the repository pushed to')
+  })
+
+  test('from the error list to the suspect commit of a new group in at most 4 clicks', async () => {
+    const walked = await seedCheckout(t, 'walked')
+    const set = await t.request('PUT', `/api/modules/repository/links?project_id=${walked.id}`, { token: t.adminToken, body: { provider: 'github', baseUrl: 'https://github.com' } })
+    assert.equal(set.status, 200)
+    // the code host is not reached from the test: a page in its place answers
+    await browser.context.route('https://github.com/**', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<title>commit on GitHub</title>' }))
+    await signIn(page, `${t.url}/p/${walked.id}/errors`, t.viewerToken)
+    const walk = clicks()
+    await walk.on(page.getByRole('link', { name: /TypeError/ }).first())
+    const suspects = page.getByRole('region', { name: 'Suspect commits' })
+    const first = suspects.getByRole('listitem').first()
+    await first.waitFor()
+    // what a person reads: the suspect first, why it is suspect, and the range it came from
+    assert.match((await first.textContent())!, /Invoice totals from the quote · erin on main/)
+    assert.match((await first.textContent())!, /touched src\/billing\/invoice\.ts, in this error’s stack/)
+    assert.deepEqual(
+      await suspects.getByRole('listitem').locator('code').allTextContents(),
+      [SUSPECT_COMMIT, RELEASE_COMMIT, 'bbb2222bbbb'].map((sha) => sha.slice(0, 10)),
+      'the commits after the previous deploy up to the release, the suspect first',
+    )
+    assert.equal(await suspects.getByRole('link', { name: `Compare checkout@2.4.0 … ${RELEASE}` }).getAttribute('href'), `https://github.com/acme/checkout/compare/${PREVIOUS_COMMIT}...${RELEASE_COMMIT}`)
+    const [commitPage] = await Promise.all([browser.context.waitForEvent('page'), walk.on(first.getByRole('link', { name: SUSPECT_COMMIT.slice(0, 10) }))])
+    await commitPage.waitForLoadState()
+    assert.equal(commitPage.url(), `https://github.com/acme/checkout/commit/${SUSPECT_COMMIT}`)
+    await commitPage.close()
+    assert.ok(walk.count <= 4, `${walk.count} clicks`)
+  })
 })
+

@@ -4,6 +4,7 @@ import { Link, useFilters, withParams } from '../router.tsx'
 import { TimeRangeControl, useTimeRange } from '../components/time.tsx'
 import { DeployErrors, deployRelease, ErrorsAroundDeploy, NewErrorsLink, useErrorsAroundDeploys } from '../components/deploy-links.tsx'
 import { useChanges, WithChanges } from '../components/changes.tsx'
+import { CommitLink } from '../components/commits.tsx'
 import type { components } from '../api-types.generated.ts'
 
 type LatestDeploy = components['schemas']['LatestDeploy']
@@ -42,7 +43,7 @@ export function DeploysPage({ project }: { project: string }) {
           { title: 'Environment', render: (deploy) => deploy.environment ?? '—' },
           { title: 'Version', render: (deploy) => deploy.version ?? '—' },
           { title: 'Status', render: (deploy) => (deploy.status ? <Badge value={deploy.status} tone={deploy.failed ? 'failed' : 'succeeded'} /> : '—') },
-          { title: 'Commit', render: (deploy) => <code>{deploy.commit?.slice(0, 10) ?? '—'}</code> },
+          { title: 'Commit', render: (deploy) => <CommitLink project={project} commit={deploy.commit} /> },
           { title: 'Deployed', render: (deploy) => <Time iso={deploy.deployedAt} /> },
           { title: 'Deploys', numeric: true, render: (deploy) => deploy.deploys },
         ]}
@@ -59,7 +60,7 @@ export function DeploysPage({ project }: { project: string }) {
           { title: 'Environment', render: (event) => event.data.environment ?? '—' },
           { title: 'Version', render: (event) => event.data.version ?? '—' },
           { title: 'Status', render: (event) => (event.data.status ? <Badge value={event.data.status} /> : '—') },
-          { title: 'Commit', render: (event) => <code>{event.data.commit?.slice(0, 10) ?? '—'}</code> },
+          { title: 'Commit', render: (event) => <CommitLink project={project} commit={event.data.commit} /> },
           { title: 'Release', render: (event) => deployRelease(event) ?? '—' },
           { title: 'Errors', render: (event) => <NewErrorsLink project={project} deploy={event} /> },
           { title: 'Error events, hour before · after', render: (event) => <ErrorsAroundDeploy deploy={event} around={errorsAround} /> },
