@@ -1,5 +1,5 @@
 import { absoluteTime, useZone } from './time.tsx'
-import { navigate } from '../router.tsx'
+import { navigate, withContext } from '../router.tsx'
 import './investigation.css'
 
 export interface HistogramBucket {
@@ -128,15 +128,16 @@ export function Markers(props: { markers: Marker[] | undefined; fromMs: number; 
           </>
         )
         if (!marker.href) return <g class={`marker ${marker.tone ?? ''}`}>{drawn}</g>
+        const href = withContext(marker.href)
         return (
           <a
             class={`marker ${marker.tone ?? ''}`}
-            href={marker.href}
+            href={href}
             aria-label={description}
             onClick={(event: MouseEvent) => {
               if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return
               event.preventDefault()
-              navigate(marker.href!)
+              navigate(href)
             }}
           >
             {drawn}
