@@ -359,7 +359,8 @@ export function ScatterChart(props: { title: string; fromMs: number; toMs: numbe
         <line x1={40} y1={height - 20} x2={width - 10} y2={height - 20} class="axis" />
         <Markers markers={props.markers} fromMs={props.fromMs} toMs={props.toMs} x={x} top={plotTop} bottom={height - 20} width={width} labelTop={10} />
         {props.dots.map((dot) => (
-          <a href={withContext(dot.href)} class="dot-link" onClick={(event: MouseEvent) => { if (event.button === 0 && !event.metaKey && !event.ctrlKey) { event.preventDefault(); navigate(withContext(dot.href)) } }}>
+          // the list below links each trace for the keyboard and screen readers; the dots are for the pointer
+          <a href={withContext(dot.href)} class="dot-link" aria-hidden="true" tabIndex={-1} onClick={(event: MouseEvent) => { if (event.button === 0 && !event.metaKey && !event.ctrlKey) { event.preventDefault(); navigate(withContext(dot.href)) } }}>
             <title>{dot.label}</title>
             <circle cx={x(dot.x)} cy={y(dot.y)} r={3.5} class="dot" />
           </a>

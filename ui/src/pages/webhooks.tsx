@@ -337,5 +337,5 @@ function DeliveryVolume({ deliveries, range, markers }: { deliveries: Delivery[]
     const bucket = buckets[Math.floor((Date.parse(delivery.createdAt) - fromMs) / bucketMs)]
     if (bucket) bucket.counts[delivery.status] = (bucket.counts[delivery.status] ?? 0) + 1
   }
-  return <Histogram title={`The ${deliveries.length} deliveries listed, by status`} buckets={buckets} bucketMs={bucketMs} series={['failed', 'pending', 'succeeded']} tone={(status) => `delivery-${status}`} markers={markers} />
+  return <Histogram title={`Deliveries listed (${deliveries.length}) over time, per outcome`} buckets={buckets} bucketMs={bucketMs} series={['failed', 'pending', 'succeeded']} tone={(status) => `delivery-${status}`} markers={markers} />
 }
