@@ -40,7 +40,7 @@ export async function seedCheckout(t: TestPortal, name = 'checkout'): Promise<Te
         attributes: { 'http.request.method': 'GET', 'http.route': '/api/quote', 'http.response.status_code': slow && index === 7 ? 504 : 200 },
         resource: { 'service.name': 'checkout', 'deployment.environment': 'production' },
       },
-      ago(slow ? 170 - index * 10 : 400 - index * 20),
+      ago(slow ? 150 - (index - 4) * 20 : 400 - index * 20),
     )
   })
   await ingested(t, project, [

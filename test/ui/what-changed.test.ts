@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import type { Page } from 'playwright-core'
 import { startTestPortal, type TestPortal, type TestProject } from '../support/portal.ts'
 import { openBrowser, signIn, type Browser } from './browser.ts'
-import { PREVIOUS_COMMIT, RELEASE, RELEASE_COMMIT, SUSPECT_COMMIT, seedCheckout } from './seed-what-changed.ts'
+import { PREVIOUS_COMMIT, RELEASE, RELEASE_COMMIT, SLOW_TRACE_ID, SUSPECT_COMMIT, seedCheckout } from './seed-what-changed.ts'
 
 // Issue 40 in real headless Chromium against a real portal: "what changed?" answered on the page (UI flows do not depend on the database: SQLite).
 
@@ -167,6 +167,39 @@ describe('what changed, in Chromium', () => {
     await page.locator('.waterfall summary').first().click()
     await page.waitForURL(/span=root\d/)
     assert.match(params().span, /^root\d$/)
+  })
+
+  test('from the performance chart’s jump to the slow traces and the change beside it in at most 5 clicks, with no typed filter', async () => {
+    const slow = await t.request('GET', `/api/traces/${SLOW_TRACE_ID}?project_id=${project.id}`, { token: t.viewerToken })
+    const slowMs = Date.parse(slow.body.startedAt)
+    await signIn(page, `${t.url}/p/${project.id}`, t.viewerToken)
+    const walk = clicks()
+    await walk.on(page.getByRole('navigation', { name: 'Project sections' }).getByRole('link', { name: 'Performance', exact: true }))
+    const points = page.locator('.line-chart .point')
+    await points.first().waitFor()
+    // the point of the jump's bucket that holds the slowest request
+    const starts = await points.evaluateAll((found) => found.map((point) => Date.parse(point.getAttribute('data-x')!)))
+    const jump = starts.filter((start) => start <= slowMs).at(-1)!
+    const point = page.locator(`.line-chart .point[data-x="${new Date(jump).toISOString()}"]`)
+    assert.match((await point.getAttribute('aria-label'))!, /^Traces of checkout from .*: p95 \d+ ms$/)
+    await walk.on(point)
+    await page.waitForURL(/\/traces\?/)
+    const url = new URL(page.url())
+    assert.deepEqual([url.searchParams.get('service'), url.searchParams.get('sort'), url.searchParams.get('from')], ['checkout', 'duration', new Date(jump).toISOString()])
+    const rows = page.getByRole('table').getByRole('row')
+    await rows.nth(1).waitFor()
+    // route and status on the row, the slowest first
+    assert.match((await rows.nth(1).textContent())!, /GET \/api\/quote504/)
+    // the change beside it: the deploy of checkout 2.5.0, listed with the traces
+    const panel = page.getByRole('complementary', { name: 'Changes in this window' })
+    await walk.on(rows.nth(1).getByRole('link', { name: 'GET /api/quote' }))
+    await page.waitForURL(new RegExp(`/traces/${SLOW_TRACE_ID}`))
+    await page.getByRole('heading', { name: 'GET' }).waitFor()
+    await page.goBack()
+    await walk.on(panel.getByRole('link').first())
+    await page.waitForURL(/\/deploys\?/)
+    assert.equal(new URL(page.url()).searchParams.get('release'), RELEASE)
+    assert.ok(walk.count <= 5, `${walk.count} clicks`)
   })
 })
 

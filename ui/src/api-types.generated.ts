@@ -2361,6 +2361,8 @@ export interface components {
         Trace: {
             traceId: string;
             rootSpan: components["schemas"]["SpanSummary"];
+            route: string | null;
+            statusCode: number | null;
             spanCount: number;
             /** @description services with a span in the trace, by name */
             services: string[];

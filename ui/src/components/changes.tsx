@@ -20,8 +20,13 @@ export function changeHref(project: string, change: Change): string {
   return base
 }
 
+const DAY_MS = 86_400_000
+const SHOWN_BEFORE = 3
+
 export interface Changes {
   list: Change[]
+  /** the newest few of the day before the window: what changed just before what the chart shows */
+  before: Change[]
   truncated: boolean
   markers: Marker[]
   loading: boolean
@@ -33,9 +38,14 @@ export interface Changes {
  */
 export function useChanges(project: string, range: TimeRange, scope: { service?: string; environment?: string } = {}, readWhen = true): Changes {
   const answer = useGet<ChangeList>(readWhen ? `/api/changes${queryString({ project_id: project, from: range.from, to: range.to, ...scope })}` : null)
+  const fromMs = Date.parse(range.from)
+  const earlier = useGet<ChangeList>(
+    readWhen && range.from ? `/api/changes${queryString({ project_id: project, from: new Date(fromMs - DAY_MS).toISOString(), to: range.from, limit: SHOWN_BEFORE, ...scope })}` : null,
+  )
   const list = answer.data?.data ?? []
   return {
     list,
+    before: earlier.data?.data ?? [],
     truncated: answer.data?.truncated ?? false,
     loading: answer.loading || !answer.data,
     markers: list.map((change) => ({ ms: Date.parse(change.ts), label: change.subject, title: change.title, tone: `change-${change.kind}`, href: changeHref(project, change) })),
@@ -61,15 +71,27 @@ export function ChangesPanel({ project, changes }: { project: string; changes: C
       ) : changes.list.length === 0 ? (
         <p class="muted">No deploy, configuration or flag change in this window.</p>
       ) : (
-        <ol>
-          {changes.list.map((change) => (
-            <li class={`change change-${change.kind}`}>
-              <span class="kind">{change.kind}</span> <Link href={changeHref(project, change)}>{change.title}</Link> <Time iso={change.ts} />
-            </li>
-          ))}
-        </ol>
+        <ChangeItems project={project} changes={changes.list} />
       )}
       {changes.truncated && <p class="muted">Only the newest are listed: narrow the range to see the others.</p>}
+      {changes.before.length > 0 && (
+        <>
+          <h3>Just before it</h3>
+          <ChangeItems project={project} changes={changes.before} />
+        </>
+      )}
     </aside>
+  )
+}
+
+function ChangeItems({ project, changes }: { project: string; changes: Change[] }) {
+  return (
+    <ol>
+      {changes.map((change) => (
+        <li class={`change change-${change.kind}`}>
+          <span class="kind">{change.kind}</span> <Link href={changeHref(project, change)}>{change.title}</Link> <Time iso={change.ts} />
+        </li>
+      ))}
+    </ol>
   )
 }

@@ -17,15 +17,15 @@ export function LogsPage({ project }: { project: string }) {
   const { params } = useLocation()
   const live = params.get('live') === '1'
   const fieldFilters = [...params.entries()].filter(([name]) => name.startsWith(FIELD_PREFIX))
-  const { q, level, module, trace_id } = useFilters(['q', 'level', 'module', 'trace_id'])
+  const { q, level, module, trace_id, service } = useFilters(['q', 'level', 'module', 'trace_id', 'service'])
   const range = useTimeRange('24h')
   const scope = { module, from: range.from, to: range.listTo }
-  const filters = { ...scope, q, level, trace_id, ...Object.fromEntries(fieldFilters) }
+  const filters = { ...scope, q, level, trace_id, service, ...Object.fromEntries(fieldFilters) }
   const list = usePaged<LogEvent>(`/api/modules/logs/events${queryString({ project_id: project, ...filters })}`)
   // The counts and the histogram are read once the logs have answered: the first rows do not wait behind them.
   const levels = useGet<LevelCounts>(list.answered ? `/api/modules/logs/levels${queryString({ project_id: project, ...scope })}` : null)
   useInterval(live, REFRESH_MS, list.reload)
-  const changes = useChanges(project, range, {}, list.answered)
+  const changes = useChanges(project, range, { service }, list.answered)
 
   return (
     <section>
@@ -35,6 +35,7 @@ export function LogsPage({ project }: { project: string }) {
           { name: 'q', label: 'Search text' },
           { name: 'level', label: 'Level' },
           { name: 'module', label: 'Module' },
+          { name: 'service', label: 'Service' },
         ]}
       />
       <TimeRangeControl range={range} />

@@ -1,6 +1,6 @@
 import { queryString, useGet, usePaged } from '../api.ts'
 import type { TargetedSubmitEvent } from 'preact'
-import { Filters, LoadState, PagedTable, ScatterChart, Time } from '../components.tsx'
+import { Badge, Filters, LoadState, PagedTable, ScatterChart, Time } from '../components.tsx'
 import { useChanges, WithChanges } from '../components/changes.tsx'
 import { TimeRangeControl, useTimeRange } from '../components/time.tsx'
 import { Link, navigate, useFilters } from '../router.tsx'
@@ -13,7 +13,7 @@ type Trace = components['schemas']['Trace']
 type TraceDetail = components['schemas']['TraceDetail']
 
 export function TracesPage({ project }: { project: string }) {
-  const filters = useFilters(['service', 'min_duration_ms', 'error'])
+  const filters = useFilters(['service', 'min_duration_ms', 'error', 'attribute', 'sort'])
   const range = useTimeRange('24h')
   const list = usePaged<Trace>(`/api/traces${queryString({ project_id: project, ...filters, from: range.from, to: range.listTo })}`)
   const changes = useChanges(project, range, { service: filters.service }, list.answered)
@@ -24,6 +24,7 @@ export function TracesPage({ project }: { project: string }) {
       <Filters
         fields={[
           { name: 'service', label: 'Service' },
+          { name: 'attribute', label: 'Attribute (span or resource)', placeholder: 'http.route=/api/quote' },
           { name: 'min_duration_ms', label: 'Slower than (ms)', placeholder: '500' },
           {
             name: 'error',
@@ -33,6 +34,15 @@ export function TracesPage({ project }: { project: string }) {
               ['', 'any'],
               ['true', 'with an error span'],
               ['false', 'without errors'],
+            ],
+          },
+          {
+            name: 'sort',
+            label: 'Order',
+            kind: 'select',
+            options: [
+              ['', 'newest first'],
+              ['duration', 'slowest first'],
             ],
           },
         ]}
@@ -45,7 +55,7 @@ export function TracesPage({ project }: { project: string }) {
           toMs={Date.parse(range.to)}
           unit="ms"
           markers={changes.markers}
-          dots={list.items.map((trace) => ({ x: Date.parse(trace.startedAt), y: trace.durationMs, label: `${trace.rootSpan?.name ?? trace.traceId}: ${formatMs(trace.durationMs)}`, href: `/p/${project}/traces/${encodeURIComponent(trace.traceId)}` }))}
+          dots={list.items.map((trace) => ({ x: Date.parse(trace.startedAt), y: trace.durationMs, label: `${traceTitle(trace)}: ${formatMs(trace.durationMs)}`, href: `/p/${project}/traces/${encodeURIComponent(trace.traceId)}` }))}
         />
       </WithChanges>
       <PagedTable
@@ -57,9 +67,10 @@ export function TracesPage({ project }: { project: string }) {
           {
             title: 'Trace',
             render: (trace) => (
-              <Link href={`/p/${project}/traces/${encodeURIComponent(trace.traceId)}`}>{trace.rootSpan?.name ?? trace.traceId}</Link>
+              <Link href={`/p/${project}/traces/${encodeURIComponent(trace.traceId)}`}>{traceTitle(trace)}</Link>
             ),
           },
+          { title: 'Status', render: (trace) => (trace.statusCode === null ? <span class="muted">—</span> : <Badge value={String(trace.statusCode)} tone={trace.statusCode >= 500 ? 'failed' : trace.statusCode >= 400 ? 'warn' : 'succeeded'} />) },
           { title: 'Services', render: (trace) => trace.services.join(', ') },
           { title: 'Spans', numeric: true, render: (trace) => trace.spanCount },
           { title: 'Duration', numeric: true, render: (trace) => formatMs(trace.durationMs) },
@@ -68,6 +79,12 @@ export function TracesPage({ project }: { project: string }) {
       />
     </section>
   )
+}
+
+/** `GET /api/quote`: the root span's name, with its route when the name does not already say it (OpenTelemetry HTTP servers name spans by method alone). */
+function traceTitle(trace: Trace): string {
+  const name = trace.rootSpan?.name ?? trace.traceId
+  return trace.route && !name.includes(trace.route) ? `${name} ${trace.route}` : name
 }
 
 export function TracePage({ project, traceId }: { project: string; traceId: string }) {
