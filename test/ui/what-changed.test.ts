@@ -1,8 +1,10 @@
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { Page } from 'playwright-core'
-import { startTestPortal, type TestPortal, type TestProject } from '../support/portal.ts'
+import { createProject, startTestPortal, type TestPortal, type TestProject } from '../support/portal.ts'
 import { openBrowser, signIn, type Browser } from './browser.ts'
+import { createEndpoint, deliver, readDelivery } from '../webhooks/api.ts'
+import { eventually, startReceiver, type Receiver } from '../webhooks/receiver.ts'
 import { PREVIOUS_COMMIT, RELEASE, RELEASE_COMMIT, SLOW_TRACE_ID, SUSPECT_COMMIT, seedCheckout } from './seed-what-changed.ts'
 
 // Issue 40 in real headless Chromium against a real portal: "what changed?" answered on the page (UI flows do not depend on the database: SQLite).
@@ -28,15 +30,36 @@ describe('what changed, in Chromium', () => {
   let browser: Browser
   let page: Page
   let project: TestProject
+  let receiver: Receiver
   before(async () => {
-    t = await startTestPortal('sqlite', { INGEST_RATE_LIMIT_EVENTS_PER_SECOND: '1000000', INGEST_RATE_LIMIT_BATCHES_PER_SECOND: '1000000' })
+    // webhook retries an hour apart: a pending delivery stays pending until someone retries it
+    t = await startTestPortal('sqlite', {
+      INGEST_RATE_LIMIT_EVENTS_PER_SECOND: '1000000',
+      INGEST_RATE_LIMIT_BATCHES_PER_SECOND: '1000000',
+      WEBHOOK_RETRY_SCHEDULE: '3600,3600',
+      WEBHOOK_TIMEOUT_MS: '1000',
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    })
     browser = await openBrowser()
+    receiver = await startReceiver()
     project = await seedCheckout(t)
   })
   after(async () => {
     await browser?.close()
+    await receiver?.close()
     await t?.close()
   })
+
+  /** A customer's endpoint whose receiver failed `count` deliveries once each: they wait, pending, an hour for their next attempt. */
+  async function failingEndpoint(path: string, count: number) {
+    const hooked = await createProject(t, `hooks ${path}`)
+    const endpoint = await createEndpoint(t, hooked.id, receiver.url(path))
+    receiver.answer(path, 'fail')
+    const ids: string[] = []
+    for (let n = 0; n < count; n += 1) ids.push((await deliver(t, hooked.id, 'order.created', { n })).deliveries[0].id)
+    for (const id of ids) await eventually(async () => ((await readDelivery(t, id)).attempts[0]?.status === 'failed' ? true : undefined), 10_000, 'a failed first attempt')
+    return { hooked, endpoint, ids }
+  }
   beforeEach(async () => {
     page = await browser.context.newPage()
   })
@@ -200,6 +223,57 @@ describe('what changed, in Chromium', () => {
     await page.waitForURL(/\/deploys\?/)
     assert.equal(new URL(page.url()).searchParams.get('release'), RELEASE)
     assert.ok(walk.count <= 5, `${walk.count} clicks`)
+  })
+
+  test('retrying a failing endpoint’s pending deliveries in at most 3 clicks', async () => {
+    const { hooked, ids } = await failingEndpoint('/customer/hooks', 3)
+    receiver.answer('/customer/hooks', 'ok') // the customer fixed their receiver
+    await signIn(page, `${t.url}/p/${hooked.id}`, t.adminToken)
+    const walk = clicks()
+    await walk.on(page.getByRole('navigation', { name: 'Project sections' }).getByRole('link', { name: 'Webhooks', exact: true }))
+    const row = page.getByRole('row').filter({ hasText: '/customer/hooks' })
+    await walk.on(row.getByRole('button', { name: 'Retry since…' }))
+    const dialog = page.getByRole('dialog')
+    assert.match((await dialog.textContent())!, /Send now every pending or failed delivery of http:\/\/127\.0\.0\.1:\d+\/customer\/hooks made since/)
+    await walk.on(dialog.getByRole('button', { name: 'Retry deliveries' }))
+    await page.getByRole('status').filter({ hasText: '3 deliveries of' }).waitFor()
+    for (const id of ids) await eventually(async () => ((await readDelivery(t, id)).status === 'succeeded' ? true : undefined), 10_000, 'the delivery to succeed')
+    assert.ok(walk.count <= 3, `${walk.count} clicks`)
+  })
+
+  test('Disable asks first and says pending deliveries wait; the deliveries filter names endpoints; a pending delivery has Retry now', async () => {
+    const { hooked, endpoint, ids } = await failingEndpoint('/paused/hooks', 2)
+    await signIn(page, `${t.url}/p/${hooked.id}/webhooks`, t.adminToken)
+    const row = page.getByRole('row').filter({ hasText: '/paused/hooks' })
+    await row.getByRole('button', { name: 'Disable' }).click()
+    const dialog = page.getByRole('dialog')
+    assert.match((await dialog.textContent())!, /Its pending deliveries wait: they are sent as soon as you enable it again/)
+    await dialog.getByRole('button', { name: 'Cancel' }).click()
+    assert.equal((await readDelivery(t, ids[0])).status, 'pending')
+    await row.getByRole('button', { name: 'Disable' }).click()
+    await dialog.getByRole('button', { name: 'Disable endpoint' }).click()
+    await row.getByText('disabled (manual)').waitFor()
+    for (const id of ids) assert.equal((await readDelivery(t, id)).status, 'pending', 'waiting, not failed')
+    receiver.answer('/paused/hooks', 'ok')
+    await row.getByRole('button', { name: 'Enable' }).click()
+    for (const id of ids) await eventually(async () => ((await readDelivery(t, id)).status === 'succeeded' ? true : undefined), 10_000, 'the waiting delivery to go out')
+
+    // one more failing delivery, found by the endpoint's address in the filter, retried from its row
+    receiver.answer('/paused/hooks', 'fail')
+    const again = (await deliver(t, hooked.id, 'order.created', { n: 9 })).deliveries[0].id
+    await eventually(async () => ((await readDelivery(t, again)).attempts[0]?.status === 'failed' ? true : undefined), 10_000, 'a failed attempt')
+    receiver.answer('/paused/hooks', 'ok')
+    await page.getByRole('link', { name: 'Deliveries', exact: true }).first().click()
+    await page.getByRole('heading', { name: 'Webhook deliveries' }).waitFor()
+    const endpointFilter = page.getByRole('combobox', { name: /^Endpoint/ })
+    await endpointFilter.locator(`option[value="${endpoint.id}"]`).waitFor({ state: 'attached' })
+    assert.equal(await endpointFilter.locator(`option[value="${endpoint.id}"]`).textContent(), receiver.url('/paused/hooks'))
+    await endpointFilter.selectOption(endpoint.id)
+    await page.getByRole('button', { name: 'Apply' }).click()
+    await page.waitForURL(new RegExp(`endpoint_id=${endpoint.id}`))
+    const pendingRow = page.getByRole('row').filter({ hasText: 'pending' })
+    await pendingRow.getByRole('button', { name: /^Retry order\.created/ }).click()
+    await eventually(async () => ((await readDelivery(t, again)).status === 'succeeded' ? true : undefined), 10_000, 'the retried delivery to succeed')
   })
 })
 

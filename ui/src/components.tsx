@@ -173,7 +173,7 @@ export function OnceNotice(props: { title: string; secrets: [label: string, valu
 }
 
 /** A button that asks first, in a modal dialog (focus is trapped and Escape cancels). */
-export function ConfirmButton(props: { label: string; question: string; confirmLabel: string; onConfirm(): Promise<void> | void; danger?: boolean }) {
+export function ConfirmButton(props: { label: string; question: string; confirmLabel: string; onConfirm(): Promise<void> | void; danger?: boolean; children?: ComponentChildren }) {
   const dialog = useRef<HTMLDialogElement>(null)
   const [error, setError] = useState<string>()
   const confirm = async () => {
@@ -191,6 +191,7 @@ export function ConfirmButton(props: { label: string; question: string; confirmL
       </button>
       <dialog ref={dialog} aria-label={props.question}>
         <p>{props.question}</p>
+        {props.children}
         {error && <p role="alert" class="error">{error}</p>}
         <div class="actions">
           <button type="button" onClick={() => dialog.current?.close()}>
