@@ -55,6 +55,9 @@ export async function seedCheckout(t: TestPortal, name = 'checkout'): Promise<Te
     event('repository', { provider: 'github', repo: 'acme/checkout', branch: 'main', commit: 'eee5555eeee', author: 'dave', message: 'After the release', files: ['src/billing/invoice.ts'] }, ago(60)),
     ...latency,
     ...traces,
+    ...[0, 1, 2].map((n) =>
+      event('log', { level: n === 2 ? 'error' : 'warn', module: 'pricing.quote', serviceName: 'pricing', message: `quote for cart c_${n}81 took 2300 ms: the pricing service answered after the checkout's own deadline, so the cached price was used`, fields: { 'service.name': 'pricing', cartId: `c_${n}81` }, traceId: SLOW_TRACE_ID }, ago(120 - n)),
+    ),
   ])
   const capture = await t.request('POST', '/api/errors/capture', {
     token: project.key,

@@ -275,5 +275,41 @@ describe('what changed, in Chromium', () => {
     await pendingRow.getByRole('button', { name: /^Retry order\.created/ }).click()
     await eventually(async () => ((await readDelivery(t, again)).status === 'succeeded' ? true : undefined), 10_000, 'the retried delivery to succeed')
   })
+
+  test('at 390 px the logs and traces lists and the waterfall give their text the screen’s width, and chart labels keep their size', async () => {
+    const phone = await browser.context.newPage()
+    await phone.setViewportSize({ width: 390, height: 844 })
+    try {
+      await signIn(phone, `${t.url}/p/${project.id}/logs?service=pricing`, t.viewerToken)
+      const message = phone.locator('td[data-label="Message"]').first()
+      await message.waitFor()
+      const widths = async () => phone.evaluate(() => ({ page: document.documentElement.scrollWidth, screen: window.innerWidth }))
+      assert.deepEqual(await widths(), { page: 390, screen: 390 }, 'the logs page does not scroll sideways')
+      const messageBox = (await message.locator('.logline').boundingBox())!
+      assert.ok(messageBox.width >= 250, `a log message is ${messageBox.width} px wide`)
+      assert.equal(await phone.locator('td[data-label="Message"]').count(), 3, 'the OpenTelemetry logs of the pricing service')
+      const label = (await phone.locator('.histogram svg text').first().boundingBox())!
+      assert.ok(label.height >= 9, `a chart label is ${label.height} px high`)
+      await phone.screenshot({ path: '/tmp/investigation-ui-logs-390.png', fullPage: true })
+
+      await phone.goto(`${t.url}/p/${project.id}/traces?sort=duration`)
+      const trace = phone.locator('td[data-label="Trace"]').first()
+      await trace.waitFor()
+      assert.deepEqual(await widths(), { page: 390, screen: 390 }, 'the traces page does not scroll sideways')
+      assert.ok((await trace.boundingBox())!.width >= 330, 'a trace row is a card of the screen’s width')
+      assert.match((await phone.locator('table.stack tbody tr').first().textContent())!, /GET \/api\/quote/)
+      await phone.screenshot({ path: '/tmp/investigation-ui-traces-390.png', fullPage: true })
+
+      await phone.goto(`${t.url}/p/${project.id}/traces/${SLOW_TRACE_ID}`)
+      const span = phone.locator('.waterfall .span-name').first()
+      await span.waitFor()
+      assert.deepEqual(await widths(), { page: 390, screen: 390 }, 'the trace page does not scroll sideways')
+      assert.ok((await span.boundingBox())!.width >= 250, 'a span’s name has the row’s width, its bar beneath it')
+      assert.ok((await phone.locator('.waterfall .span-bar').first().boundingBox())!.width >= 250, 'the root span’s bar spans the row')
+      await phone.screenshot({ path: '/tmp/investigation-ui-trace-390.png', fullPage: true })
+    } finally {
+      await phone.close()
+    }
+  })
 })
 

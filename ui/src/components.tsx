@@ -26,7 +26,7 @@ export interface Column<T> {
 }
 
 /** A table over a cursor-paged list, with its states and a button for the next page. */
-export function PagedTable<T>(props: { list: Paged<T, any>; columns: Column<T>[]; what: string; emptyText?: string; rowKey(item: T): string }) {
+export function PagedTable<T>(props: { list: Paged<T, any>; columns: Column<T>[]; what: string; emptyText?: string; rowKey(item: T): string; stackOnPhone?: boolean }) {
   const { list } = props
   const firstLoad = list.loading && list.items.length === 0
   const nothingYet = list.items.length === 0 && !list.error
@@ -36,7 +36,7 @@ export function PagedTable<T>(props: { list: Paged<T, any>; columns: Column<T>[]
     <div class="paged">
       <LoadState loading={firstLoad} error={list.error} empty={!list.loading && nothingYet && !searching} emptyText={props.emptyText} what={props.what} />
       {searching && !list.loading && <p class="state" role="status">No {props.what} among the newest events searched so far.</p>}
-      {list.items.length > 0 && <Table columns={props.columns} items={list.items} rowKey={props.rowKey} />}
+      {list.items.length > 0 && <Table columns={props.columns} items={list.items} rowKey={props.rowKey} stackOnPhone={props.stackOnPhone} />}
       {list.nextCursor && (
         <button type="button" class="more" onClick={list.more} disabled={list.loading}>
           {list.loading ? 'Loading…' : searching ? 'Search further' : `Load more ${props.what}`}
@@ -46,11 +46,15 @@ export function PagedTable<T>(props: { list: Paged<T, any>; columns: Column<T>[]
   )
 }
 
-export function Table<T>(props: { columns: Column<T>[]; items: T[]; rowKey(item: T): string }) {
-  // the table scrolls inside its box, so a narrow screen never scrolls the page sideways
+/**
+ * Rows as a table; it scrolls inside its box, so a narrow screen never scrolls the page sideways. With
+ * `stackOnPhone`, a phone shows each row as a card of labelled lines instead, so that a long cell (a log's
+ * message) gets the screen's width rather than a squeezed column.
+ */
+export function Table<T>(props: { columns: Column<T>[]; items: T[]; rowKey(item: T): string; stackOnPhone?: boolean }) {
   return (
     <div class="scroll">
-    <table>
+    <table class={props.stackOnPhone ? 'stack' : undefined}>
       <thead>
         <tr>
           {props.columns.map((column) => (
@@ -64,7 +68,7 @@ export function Table<T>(props: { columns: Column<T>[]; items: T[]; rowKey(item:
         {props.items.map((item) => (
           <tr key={props.rowKey(item)}>
             {props.columns.map((column) => (
-              <td class={column.numeric ? 'num' : undefined}>{column.render(item)}</td>
+              <td class={column.numeric ? 'num' : undefined} data-label={column.title}>{column.render(item)}</td>
             ))}
           </tr>
         ))}

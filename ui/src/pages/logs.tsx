@@ -62,6 +62,7 @@ export function LogsPage({ project }: { project: string }) {
         what="logs"
         emptyText="No log matches these filters."
         rowKey={(log) => log.id}
+        stackOnPhone
         columns={[
           { title: 'Time', render: (log) => <Time iso={log.ts} /> },
           { title: 'Level', render: (log) => (log.data.level ? <Badge value={log.data.level} tone={`level-${log.data.level.toLowerCase()}`} /> : '—') },

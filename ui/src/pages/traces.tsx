@@ -63,6 +63,7 @@ export function TracesPage({ project }: { project: string }) {
         what="traces"
         emptyText="No trace matches: a trace is listed once its root span (a span without parentSpanId) has arrived."
         rowKey={(trace) => trace.traceId}
+        stackOnPhone
         columns={[
           {
             title: 'Trace',
