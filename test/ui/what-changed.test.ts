@@ -311,5 +311,45 @@ describe('what changed, in Chromium', () => {
       await phone.close()
     }
   })
+
+  test('keyboard: j/k move through the stream, Enter opens, i ignores and r resolves, / searches, ? lists the shortcuts', async () => {
+    const keyed = await seedCheckout(t, 'keyboard')
+    await signIn(page, `${t.url}/p/${keyed.id}/errors?status=`, t.adminToken)
+    await page.getByRole('link', { name: /TypeError/ }).first().waitFor()
+    await page.keyboard.press('?')
+    const overlay = page.getByRole('dialog', { name: 'Keyboard shortcuts' })
+    await overlay.waitFor()
+    assert.match((await overlay.textContent())!, /j \/ knext \/ previous row of the list/)
+    await page.keyboard.press('Escape')
+    await overlay.waitFor({ state: 'hidden' })
+    await page.keyboard.press('j')
+    assert.match((await page.evaluate(() => document.activeElement?.textContent)) ?? '', /TypeError/)
+    assert.equal(await page.locator('tr.kbd-current').count(), 1)
+    await page.keyboard.press('Enter')
+    await page.waitForURL(/\/errors\/[0-9a-f]{64}/)
+    const fingerprint = new URL(page.url()).pathname.split('/').at(-1)!
+    const status = async () => (await t.request('GET', `/api/errors/groups/${fingerprint}`, { token: t.viewerToken })).body.status
+    await page.getByRole('group', { name: 'Triage' }).waitFor()
+    await page.keyboard.press('i')
+    await page.locator('.facts .badge', { hasText: 'ignored' }).waitFor()
+    assert.equal(await status(), 'ignored')
+    await page.keyboard.press('r')
+    await page.locator('.facts .badge', { hasText: 'resolved' }).waitFor()
+    assert.equal(await status(), 'resolved')
+    await page.goBack()
+    await page.getByRole('link', { name: /TypeError/ }).first().waitFor()
+    await page.keyboard.press('/')
+    assert.equal(await page.evaluate(() => (document.activeElement as HTMLInputElement).name), 'q')
+  })
+
+  test('the dark theme follows the system’s setting', async () => {
+    await page.emulateMedia({ colorScheme: 'dark' })
+    await signIn(page, `${t.url}/p/${project.id}/performance`, t.viewerToken)
+    const colours = () => page.evaluate(() => [getComputedStyle(document.documentElement).backgroundColor, getComputedStyle(document.querySelector('main h1')!).color, getComputedStyle(document.querySelector('table')!).backgroundColor])
+    await page.locator('main table').first().waitFor()
+    assert.deepEqual(await colours(), ['rgb(18, 21, 27)', 'rgb(227, 231, 238)', 'rgb(26, 30, 38)'])
+    await page.emulateMedia({ colorScheme: 'light' })
+    assert.deepEqual(await colours(), ['rgb(247, 248, 250)', 'rgb(29, 35, 48)', 'rgb(255, 255, 255)'])
+  })
 })
 
