@@ -33,6 +33,7 @@ import { HistogramQuery, histogramBuckets } from '../http/histogram.ts'
 import { mergeGroups, setGroupStatus, unmergeFingerprints } from './triage.ts'
 import { errorDb } from './tables.ts'
 import { suspectCommitRoutes } from './suspect-commits.ts'
+import { assigneeRoutes } from './assignees.ts'
 import { inClaimOrder } from '../ingest/claim-order.ts'
 import { claimIdempotencyKey, findStoredResponse, idempotencyKeyOf, replay, setStoredResponse } from '../ingest/idempotency.ts'
 
@@ -237,6 +238,7 @@ export const errorRoutes: FastifyPluginAsync<{ ctx: PortalContext }> = async (pl
   )
 
   suspectCommitRoutes(app, ctx, FingerprintParams)
+  assigneeRoutes(app, ctx, FingerprintParams)
 
   app.patch(
     '/groups/:fingerprint',

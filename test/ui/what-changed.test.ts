@@ -312,7 +312,7 @@ describe('what changed, in Chromium', () => {
     }
   })
 
-  test('keyboard: j/k move through the stream, Enter opens, i ignores and r resolves, / searches, ? lists the shortcuts', async () => {
+  test('keyboard: j/k move through the stream, Enter opens, i ignores, r resolves, a assigns, / searches, ? lists the shortcuts', async () => {
     const keyed = await seedCheckout(t, 'keyboard')
     await signIn(page, `${t.url}/p/${keyed.id}/errors?status=`, t.adminToken)
     await page.getByRole('link', { name: /TypeError/ }).first().waitFor()
@@ -336,6 +336,12 @@ describe('what changed, in Chromium', () => {
     await page.keyboard.press('r')
     await page.locator('.facts .badge', { hasText: 'resolved' }).waitFor()
     assert.equal(await status(), 'resolved')
+    await page.keyboard.press('a')
+    assert.equal(await page.evaluate(() => (document.activeElement as HTMLInputElement).name), 'assignee')
+    await page.keyboard.type('oidc|ana')
+    await page.keyboard.press('Enter')
+    await page.getByRole('group', { name: 'Assignee' }).getByText('Assigned to oidc|ana').waitFor()
+    assert.equal((await t.request('GET', `/api/errors/groups/${fingerprint}/assignee`, { token: t.viewerToken })).body.assignee, 'oidc|ana')
     await page.goBack()
     await page.getByRole('link', { name: /TypeError/ }).first().waitFor()
     await page.keyboard.press('/')

@@ -1194,6 +1194,15 @@ export interface components {
                 count: number;
             }[];
         };
+        ErrorGroupAssignment: {
+            /** @description a person: an access token’s name or an OIDC subject; null when nobody is assigned */
+            assignee: string | null;
+            /** @description the name of who assigned it */
+            assignedBy: string | null;
+            assignedAt: string | null;
+            /** @description people of the organisation to choose from: the names of its live access tokens and the assignees so far */
+            people: string[];
+        };
         /** @description A group with why its occurrences share it and its most recent occurrences. */
         ErrorGroupDetail: {
             /**
@@ -2974,27 +2983,6 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {string} */
                     code?: "backup_unsupported";
-                };
-            };
-        };
-        /** @description The request conflicts with one in flight. */
-        ConflictDeliveryPendingEndpointDisabled: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "type": "about:blank",
-                 *       "title": "Conflict",
-                 *       "status": 409,
-                 *       "detail": "delivery_pending: the `detail` names the field or header at fault",
-                 *       "code": "delivery_pending"
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"] & {
-                    /** @enum {string} */
-                    code?: "delivery_pending" | "endpoint_disabled";
                 };
             };
         };

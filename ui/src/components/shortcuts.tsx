@@ -4,7 +4,7 @@ import './investigation.css'
 /**
  * Keyboard shortcuts, as Sentry's and Gmail's users know them: j/k move through the rows of a list (focusing the
  * row's first link, so Enter opens it), e or r resolves and i ignores (the current row's group on the errors
- * stream, the group on its page), / goes to the search field and ? lists them. Keys typed into a field stay
+ * stream, the group on its page), a assigns the group on its page, / goes to the search field and ? lists them. Keys typed into a field stay
  * the field's.
  */
 const SHORTCUTS: [keys: string, what: string][] = [
@@ -12,6 +12,7 @@ const SHORTCUTS: [keys: string, what: string][] = [
   ['Enter', 'open the current row'],
   ['e or r', 'resolve the group (the current row’s on the errors stream)'],
   ['i', 'ignore the group'],
+  ['a', 'assign the group (on its page)'],
   ['/', 'search'],
   ['?', 'show or hide this list'],
 ]
@@ -68,6 +69,7 @@ export function KeyboardShortcuts() {
         e: () => triage('Resolve'),
         r: () => triage('Resolve'),
         i: () => triage('Ignore'),
+        a: () => document.querySelector<HTMLInputElement>('[aria-label="Assignee"] input[name="assignee"]')?.focus(),
         '/': () => document.querySelector<HTMLInputElement>('main .filters input:not([type="checkbox"]), main input[type="search"]')?.focus(),
         '?': () => (overlay.current?.open ? overlay.current.close() : overlay.current?.showModal()),
       }
