@@ -32,7 +32,7 @@ const RepositoryLinksInput = named('RepositoryLinksInput', Type.Object({
   provider: HostName,
   baseUrl: Type.String({ pattern: '^https?://[^\\s/?#]+(/[^\\s?#]*)?$', description: 'the host’s address, without the repository: `https://github.com`, `https://gitlab.example.com`', examples: ['https://github.com'] }),
   repo: Type.Optional(RepoName()),
-}, { additionalProperties: false }))
+}, { additionalProperties: false, examples: [{ provider: 'github', baseUrl: 'https://github.com', repo: 'acme/checkout' }] }))
 
 export const RepositoryLinks = named('RepositoryLinks', Type.Object({
   projectId: Type.String(),
