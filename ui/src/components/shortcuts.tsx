@@ -84,18 +84,17 @@ export function KeyboardShortcuts() {
   return (
     <dialog ref={overlay} class="kbd-overlay" aria-label="Keyboard shortcuts">
       <h2>Keyboard shortcuts</h2>
-      <table>
-        <tbody>
-          {SHORTCUTS.map(([keys, what]) => (
-            <tr>
-              <th scope="row">
-                <kbd>{keys}</kbd>
-              </th>
-              <td>{what}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      {/* a list, not a table: the pages' own tables stay the only ones */}
+      <dl>
+        {SHORTCUTS.map(([keys, what]) => (
+          <>
+            <dt>
+              <kbd>{keys}</kbd>
+            </dt>
+            <dd>{what}</dd>
+          </>
+        ))}
+      </dl>
       <p class="actions">
         <button type="button" onClick={() => overlay.current?.close()}>
           Close
