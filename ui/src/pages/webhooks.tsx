@@ -389,16 +389,16 @@ function RetrySince({ endpoint, onDone }: { endpoint: Endpoint; onDone(count: nu
   const [since, setSince] = useState(localInput(endpoint.failingSince ? Date.parse(endpoint.failingSince) : Date.now() - 86_400_000))
   return (
     <ConfirmButton
-      label="Retry since…"
-      question={`Send now every pending or failed delivery of ${endpoint.url} made since:`}
-      confirmLabel="Retry deliveries"
+      label="Retry deliveries…"
+      question={`Send now every pending or failed delivery of ${endpoint.url} made after:`}
+      confirmLabel="Send them now"
       onConfirm={async () => {
         const answer = await api<{ deliveries: unknown[] }>('POST', `/api/webhooks/endpoints/${endpoint.id}/recover`, { since: new Date(`${since}:00Z`).toISOString() })
         onDone(answer.deliveries.length)
       }}
     >
       <label class="inline">
-        <span>Since (UTC)</span>
+        <span>From (UTC)</span>
         <input type="datetime-local" value={since} onInput={(event) => setSince(event.currentTarget.value)} />
       </label>
     </ConfirmButton>
