@@ -27,6 +27,7 @@ import { lokiRoutes } from './query-apis/loki/routes.ts'
 import { tempoRoutes } from './query-apis/tempo/routes.ts'
 import { prometheusRoutes } from './query-apis/prometheus/routes.ts'
 import { alertRoutes } from './alerts/routes.ts'
+import { changeRoutes } from './changes/routes.ts'
 
 const LOAD_SAMPLE_INTERVAL_MS = 500
 /** The largest JSON body any route but ingest (which has INGEST_RATE_LIMIT_MAX_BATCH_BYTES) reads. */
@@ -104,6 +105,7 @@ export async function buildServer(ctx: PortalContext) {
   await app.register(retentionRoutes, { ctx })
   await app.register(backupRoutes, { ctx })
   await app.register(alertRoutes, { ctx })
+  await app.register(changeRoutes, { ctx })
   for (const module of modules) {
     await app.register(eventReads(module), { ctx, prefix: module.basePath })
     if (module.routes) await app.register(module.routes, { ctx, module, prefix: module.basePath })

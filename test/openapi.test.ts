@@ -94,6 +94,8 @@ for (const dialect of DIALECTS) {
       const delivered = await call('POST', '/api/webhooks/deliver', { token: t.adminToken, body: { projectId: p.id, eventType: 'invoice.paid', payload: { a: 1 } } })
       await call('GET', `/api/webhooks/deliveries/${delivered.body.deliveries[0].id}`, { token: t.viewerToken })
       await call('POST', `/api/webhooks/deliveries/${delivered.body.deliveries[0].id}/retry`, { token: t.adminToken })
+      await call('PATCH', `/api/webhooks/endpoints/${endpoint.body.id}`, { token: t.adminToken, body: { enabled: false } })
+      await call('POST', `/api/webhooks/deliveries/${delivered.body.deliveries[0].id}/retry`, { token: t.adminToken })
       await call('GET', `/api/webhooks/deliveries?project_id=${p.id}`, { token: t.viewerToken })
       await call('GET', '/api/openapi.json')
 

@@ -144,6 +144,10 @@ export interface RepositoryData {
   /** commit SHA */
   commit?: string
   author?: string
+  /** the commit message’s first line */
+  message?: string
+  /** paths the commit touched, from the repository root: suspect commits rank those that touched an error’s in-app files first */
+  files?: string[]
   /** fields the schema does not name are stored as sent */
   [field: string]: unknown
 }

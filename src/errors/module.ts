@@ -2,6 +2,7 @@ import { Type } from 'typebox'
 import { columnEquals, defineModule } from '../modules/module.ts'
 import { ErrorPayload, errorExamples } from './payload.ts'
 import { errorMigrations } from './migrations.ts'
+import { assigneeMigrations } from './assignees.ts'
 import { occurrenceFromEvent } from './capture.ts'
 import { GROUPING_ALGORITHM } from './fingerprint.ts'
 import { foldAllCounts, OCCURRENCES_KEPT_PER_GROUP, recordOccurrences } from './group-store.ts'
@@ -18,7 +19,7 @@ export const errorsModule = defineModule({
   check: (d) => (d.name === undefined && d.message === undefined ? 'data.name: required when data.message is absent' : undefined),
   table: 'error_events',
   columnar: true,
-  migrations: errorMigrations,
+  migrations: [...errorMigrations, ...assigneeMigrations],
   columns: (d) => ({ name: d.name ?? null, environment: d.environment ?? null, release: d.release ?? null }),
   filters: {
     name: columnEquals('name', Type.String()),

@@ -34,6 +34,8 @@ import {
 import { HistogramQuery, histogramBuckets } from '../http/histogram.ts'
 import { mergeGroups, setGroupStatus, unmergeFingerprints } from './triage.ts'
 import { errorDb } from './tables.ts'
+import { suspectCommitRoutes } from './suspect-commits.ts'
+import { assigneeRoutes } from './assignees.ts'
 import { inClaimOrder } from '../ingest/claim-order.ts'
 import { claimIdempotencyKey, findStoredResponse, idempotencyKeyOf, replay, setStoredResponse } from '../ingest/idempotency.ts'
 
@@ -262,6 +264,8 @@ export const errorRoutes: FastifyPluginAsync<{ ctx: PortalContext }> = async (pl
       return groupTags(db, group.id, request.query.values ?? 10)
     },
   )
+  suspectCommitRoutes(app, ctx, FingerprintParams)
+  assigneeRoutes(app, ctx, FingerprintParams)
 
   app.patch(
     '/groups/:fingerprint',

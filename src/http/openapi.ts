@@ -22,6 +22,7 @@ export const API_TAGS: { name: string; description: string }[] = [
   { name: 'tempo', description: 'Grafana Tempo’s query API over the traces module, under /tempo, for Grafana’s Tempo data source (docs/grafana.md).' },
   { name: 'prometheus', description: 'Prometheus’ query API over the performance module and OTLP metrics, under /prometheus, for Grafana’s Prometheus data source and promtool (docs/grafana.md).' },
   { name: 'alerts', description: 'Alert rules on every module’s signals, their states and history, silences, backtests and rules as code; notifications go out as `alert.*` webhooks.' },
+  { name: 'changes', description: 'What changed in a window (deploys, configuration, flags): every module that declares change markers.' },
   ...modules.map((module) => ({
     name: module.name,
     description: `The ${module.name} module: events of type \`${module.type}\` (payload \`${pascalCase(module.type)}Payload\`), read under \`${module.basePath}\`.`,

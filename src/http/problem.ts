@@ -110,7 +110,6 @@ export const PROBLEM_CODES: Record<string, { status: number; arises: 'every' | '
   invalid_signature: { status: 403, arises: 'route' },
   not_found: { status: 404, arises: 'every' },
   idempotency_key_in_flight: { status: 409, arises: 'route' },
-  delivery_pending: { status: 409, arises: 'route' },
   endpoint_disabled: { status: 409, arises: 'route' },
   backup_unsupported: { status: 409, arises: 'route' },
   rule_name_taken: { status: 409, arises: 'route' },

@@ -134,6 +134,28 @@ export interface ModuleRetention {
   expiring?: ExpiringRows[]
 }
 
+/** What one event of a module that yields change markers changed, as charts and the changes panel show it. */
+export interface ChangeDescription {
+  /** one line a person reads beside a chart: `api 1.5.0 deployed to production` */
+  title: string
+  /** what changed, as the module's own page finds it: a release, a configuration path, a flag key */
+  subject: string
+  service?: string | null
+  environment?: string | null
+  actor?: string | null
+  commit?: string | null
+}
+
+/**
+ * A module whose events are changes a person looks for beside a chart (deploys, configuration, flags):
+ * `GET /api/changes` reads every module that declares this, so a new kind of change is one line in its module.
+ */
+export interface ChangeMarkers<D> {
+  /** the marker's kind, shown and styled: deploy, config, flag */
+  kind: string
+  describe(data: D): ChangeDescription
+}
+
 /** A value written to an indexed column of the module's table, taken from the payload. */
 export type ColumnValue = string | number | null
 
@@ -189,6 +211,8 @@ export interface EventModule<P extends TObject = TObject> {
   start?(ctx: PortalContext): Promise<() => Promise<void>>
   /** what alert rules can watch in this module (src/alerts/signal.ts), declared in its own `signals.ts` */
   signals?: AlertSignal[]
+  /** its events are changes: markers on every time chart and the changes panel (`GET /api/changes`) */
+  changes?: ChangeMarkers<Static<P>>
   /** the module's own reads, registered under its base path */
   routes?: FastifyPluginAsync<{ ctx: PortalContext; module: EventModule }>
 }

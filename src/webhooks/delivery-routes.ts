@@ -215,18 +215,19 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> =
       schema: {
         tags,
         operationId: 'retryWebhookDelivery',
-        description: '409 `delivery_pending` while the delivery still has attempts due; 409 `endpoint_disabled` when its endpoint is disabled or deleted.',
-        summary: 'Send an ended delivery (failed or succeeded) once more, now; the same webhook-id, the next attempt number',
+        description:
+          'An ended delivery (failed or succeeded) gets one attempt more, now; a pending one gets its next scheduled attempt now instead of at `nextAttemptAt`. ' +
+          '409 `endpoint_disabled` when its endpoint is disabled or deleted.',
+        summary: 'Send a delivery now: the same webhook-id, the next attempt number',
         params: DeliveryParams,
-        response: { 202: DeliverySummary, ...problemResponses(401, 403, 404, 'delivery_pending', 'endpoint_disabled', 503) },
+        response: { 202: DeliverySummary, ...problemResponses(401, 403, 404, 'endpoint_disabled', 503) },
       },
     },
     async (request, reply) => {
       const delivery = await findDelivery(accessPrincipal(request).orgId, request.params.id)
-      if (delivery.status === 'pending') throw new ProblemError(409, 'delivery_pending', `delivery ${delivery.id} is still pending; its next attempt is already due`)
       const endpoint = await db.selectFrom('webhook_endpoints').select('enabled').where('id', '=', delivery.endpoint_id).where('deleted_at', 'is', null).executeTakeFirst()
       if (endpoint?.enabled !== 1) throw new ProblemError(409, 'endpoint_disabled', `endpoint ${delivery.endpoint_id} is disabled or deleted; enable it first`)
-      const retried = await sendAgain(db, [delivery.id])
+      const retried = delivery.status === 'pending' ? await hurry(db, [delivery.id]) : await sendAgain(db, [delivery.id])
       wakeDispatcher(ctx)
       const row = { ...delivery, ...retried }
       return reply.code(202).send(deliverySummary(row, (await contextsOf([row])).get(row.id)!))
@@ -240,8 +241,9 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> =
       schema: {
         tags,
         operationId: 'recoverWebhookEndpoint',
-        description: 'For an endpoint that was down: its failed deliveries since then are sent again. 409 `endpoint_disabled` while it is disabled.',
-        summary: 'Send again, once each, every failed delivery of the endpoint created at or after `since`',
+        description:
+          'For an endpoint that was down: its failed deliveries since then are sent again, once each, and its pending ones get their next attempt now. 409 `endpoint_disabled` while it is disabled.',
+        summary: 'Send now every failed or pending delivery of the endpoint created at or after `since`',
         params: Type.Object({ id: Type.String({ description: 'the endpoint id (whe_…)' }) }),
         body: Type.Object({ since: Type.String({ format: 'date-time', description: 'ISO 8601' }) }, { additionalProperties: false }),
         response: { 202: Type.Object({ deliveries: Type.Array(EnqueuedDelivery) }, { description: 'The deliveries enqueued again.' }), ...problemResponses(400, 401, 403, 404, 'endpoint_disabled', 415, 503) },
@@ -250,21 +252,34 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> =
     async (request, reply) => {
       const endpoint = await findEndpoint(db, accessPrincipal(request).orgId, request.params.id)
       if (endpoint.enabled !== 1) throw new ProblemError(409, 'endpoint_disabled', `endpoint ${endpoint.id} is disabled; enable it first`)
-      const failed = await db
+      const ended = await db
         .selectFrom('webhook_deliveries')
-        .select('id')
+        .select(['id', 'status'])
         .where('endpoint_id', '=', endpoint.id)
-        .where('status', '=', 'failed')
+        .where('status', 'in', ['failed', 'pending'])
         .where('created_at', '>=', Date.parse(request.body.since))
         .orderBy('created_at')
         .limit(RECOVER_LIMIT)
         .execute()
-      const ids = failed.map((row) => row.id)
-      if (ids.length > 0) await sendAgain(db, ids)
+      const ids = ended.map((row) => row.id)
+      const failed = ended.filter((row) => row.status === 'failed').map((row) => row.id)
+      if (failed.length > 0) await sendAgain(db, failed)
+      const pending = ended.filter((row) => row.status === 'pending').map((row) => row.id)
+      if (pending.length > 0) await hurry(db, pending)
       wakeDispatcher(ctx)
       return reply.code(202).send({ deliveries: ids.map((id) => ({ id, endpointId: endpoint.id, status: 'pending' as const })) })
     },
   )
+}
+
+/** Brings the next scheduled attempt of pending deliveries forward to now. */
+async function hurry(db: ReturnType<typeof webhookDb>, deliveryIds: string[]) {
+  const now = Date.now()
+  const changes = { status: 'pending' as const, next_attempt_at: now, updated_at: now }
+  for (let start = 0; start < deliveryIds.length; start += 500) {
+    await db.updateTable('webhook_deliveries').set({ next_attempt_at: now, updated_at: now }).where('id', 'in', deliveryIds.slice(start, start + 500)).where('status', '=', 'pending').execute()
+  }
+  return changes
 }
 
 /** Makes ended deliveries pending again with exactly one more attempt, due now. */

@@ -8,7 +8,7 @@ import { problemResponses } from '../http/problem.ts'
 import { newId } from '../ids.ts'
 import { recordManagementAction } from '../modules/audit/record.ts'
 import { findProject } from '../projects/store.ts'
-import { addSecretVersion, disableEndpoint, endpointView, findEndpoint, type EndpointRow } from './endpoint-store.ts'
+import { addSecretVersion, disableEndpoint, endpointView, findEndpoint, resumeWaitingDeliveries, type EndpointRow } from './endpoint-store.ts'
 import { Endpoint, EndpointKindSchema, EndpointUrl, EventTypes, NewSecret } from './schemas.ts'
 import { webhookDb } from './tables.ts'
 
@@ -33,7 +33,7 @@ const EndpointChange = Type.Object(
     kind: Type.Optional(EndpointKindSchema),
     description: Type.Optional(Description),
     eventTypes: Type.Optional(EventTypes),
-    enabled: Type.Optional(Type.Boolean({ description: 'false stops deliveries and fails pending ones; true starts again and clears the disabled reason' })),
+    enabled: Type.Optional(Type.Boolean({ description: 'false pauses deliveries: pending ones wait (no attempt is made) and no new message is queued for it; true starts again, clears the disabled reason and sends the waiting deliveries at once' })),
   },
   { additionalProperties: false, minProperties: 1 },
 )
@@ -140,13 +140,15 @@ export const endpointRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> =
       await db.transaction().execute(async (trx) => {
         const changes = { url, kind, description, event_types: eventTypes === undefined ? undefined : JSON.stringify(eventTypes), updated_at: now }
         await trx.updateTable('webhook_endpoints').set(changes).where('id', '=', endpoint.id).execute()
-        if (enabled === false) await disableEndpoint(trx, endpoint.id, 'manual', now)
+        // Paused by a person: pending deliveries wait for it, rather than failing (docs/webhooks.md).
+        if (enabled === false) await disableEndpoint(trx, endpoint.id, 'manual', now, 'wait')
         if (enabled === true && endpoint.enabled === 0) {
           await trx
             .updateTable('webhook_endpoints')
             .set({ enabled: 1, disabled_reason: null, disabled_at: null, failing_since: null })
             .where('id', '=', endpoint.id)
             .execute()
+          await resumeWaitingDeliveries(trx, endpoint.id, now)
         }
         await recordManagementAction(trx, ctx, endpoint.project_id, principal, 'webhook.endpoint.updated', endpoint.id, { changed: Object.keys(request.body) })
       })

@@ -79,10 +79,11 @@ export async function signingSecrets(db: WebhookDb, secretBox: SecretBox, endpoi
 }
 
 /**
- * Stops an enabled endpoint and ends its pending deliveries as failed (recover re-sends them once it
- * is enabled again). Returns false when it was already disabled, so a cause is announced once.
+ * Stops an enabled endpoint. Its pending deliveries `wait` (a person paused it: they go out once it is enabled
+ * again) or `fail` (it is deleted, or its receiver is gone or has failed for days: recover re-sends them).
+ * Returns false when it was already disabled, so a cause is announced once.
  */
-export async function disableEndpoint(trx: Connection, endpointId: string, reason: DisabledReason, now: number): Promise<boolean> {
+export async function disableEndpoint(trx: Connection, endpointId: string, reason: DisabledReason, now: number, pending: 'wait' | 'fail' = 'fail'): Promise<boolean> {
   const db = tablesOf<WebhookTables>(trx)
   const result = await db
     .updateTable('webhook_endpoints')
@@ -91,6 +92,7 @@ export async function disableEndpoint(trx: Connection, endpointId: string, reaso
     .where('enabled', '=', 1)
     .executeTakeFirst()
   if (Number(result.numUpdatedRows) === 0) return false
+  if (pending === 'wait') return true
   await db
     .updateTable('webhook_deliveries')
     .set({ status: 'failed', next_attempt_at: null, updated_at: now })
@@ -98,4 +100,15 @@ export async function disableEndpoint(trx: Connection, endpointId: string, reaso
     .where('status', '=', 'pending')
     .execute()
   return true
+}
+
+/** An endpoint enabled again: the deliveries that waited for it are due now, in the order they were made. */
+export async function resumeWaitingDeliveries(trx: Connection, endpointId: string, now: number): Promise<void> {
+  await tablesOf<WebhookTables>(trx)
+    .updateTable('webhook_deliveries')
+    .set({ next_attempt_at: now, updated_at: now })
+    .where('endpoint_id', '=', endpointId)
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '>', now)
+    .execute()
 }

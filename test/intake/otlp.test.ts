@@ -55,7 +55,7 @@ for (const dialect of DIALECTS) {
       test(`spans from the ${encoding} trace exporter become a trace, and a recorded exception an error group linked to it`, async () => {
         const exporter: SpanExporter = withOtelEnvironment(t.url, key, () => (encoding === 'proto' ? new ProtoTraceExporter() : new JsonTraceExporter()))
         const provider = new BasicTracerProvider({
-          resource: resourceFromAttributes({ 'service.name': `checkout-${encoding}` }),
+          resource: resourceFromAttributes({ 'service.name': `checkout-${encoding}`, 'deployment.environment.name': `staging-${encoding}` }),
           spanProcessors: [new SimpleSpanProcessor(exporter)],
         })
         const tracer = provider.getTracer('checkout-tests')
@@ -73,6 +73,9 @@ for (const dialect of DIALECTS) {
         const read = await t.request('GET', `/api/traces/${traceId}?project_id=${project.id}`, { token: t.adminToken })
         assert.equal(read.status, 200, read.text)
         assert.equal(read.body.spanCount, 2)
+        // the resource's attributes are kept on each span, and traces are searched by them and by a span's own
+        const listed = await t.request('GET', `/api/traces?project_id=${project.id}&attribute=deployment.environment.name=staging-${encoding}`, { token: t.adminToken })
+        assert.deepEqual(listed.body.data.map((found: any) => [found.traceId, found.route]), [[traceId, '/orders']])
         assert.deepEqual(read.body.services, [`checkout-${encoding}`])
         assert.equal(read.body.rootSpan.spanId, rootSpanId)
         const childSpan = read.body.spans.find((span: any) => span.spanId === child.spanContext().spanId)
@@ -116,6 +119,10 @@ for (const dialect of DIALECTS) {
         assert.equal(log.data.fields['service.name'], 'billing')
         assert.equal(log.data.traceId, span.spanContext().traceId)
         assert.equal(log.data.spanId, span.spanContext().spanId)
+        // filed under the logger's name, found by the service that sent it
+        const byService = await readAll(t, `/api/modules/logs/events?project_id=${project.id}&service=billing&q=${encoding})`)
+        assert.deepEqual(byService.map((found: any) => found.id), [log.id])
+        assert.deepEqual(await readAll(t, `/api/modules/logs/events?project_id=${project.id}&service=billing.payments`), [])
       })
 
       test(`gauges, sums and histograms from the ${encoding} metric exporter answer the performance summary`, async () => {

@@ -671,6 +671,31 @@ export interface components {
             /** @description true when this occurrence opened its group */
             isNewGroup: boolean;
         };
+        /** @description A change that may explain what a chart shows: a deploy, a configuration change, a flag change. */
+        Change: {
+            /** @description what sort of change: deploy, config, flag — or what a later source adds (alert transitions) */
+            kind: string;
+            /** @description the event type it was recorded as: its module’s events read holds it */
+            eventType: string;
+            /** @description the event that recorded it */
+            eventId: string;
+            /** Format: date-time */
+            ts: string;
+            /** @description one line that says what changed */
+            title: string;
+            /** @description what changed, as its page finds it: a release, a configuration path, a flag key */
+            subject: string;
+            service: string | null;
+            environment: string | null;
+            actor: string | null;
+            commit: string | null;
+        };
+        ChangeList: {
+            /** @description newest first */
+            data: components["schemas"]["Change"][];
+            /** @description more changes fell in the window than `limit`: the oldest were left out; narrow the window */
+            truncated: boolean;
+        };
         /** @description A stored `config` event. */
         ConfigEvent: {
             /** @description evt_… event id */
@@ -1203,6 +1228,15 @@ export interface components {
             }[];
             /** @description distinct users its occurrences named (`user.id`, else `user.email`, else `user.ip_address`), exact */
             usersAffected: number;
+        };
+        ErrorGroupAssignment: {
+            /** @description a person: an access token’s name or an OIDC subject; null when nobody is assigned */
+            assignee: string | null;
+            /** @description the name of who assigned it */
+            assignedBy: string | null;
+            assignedAt: string | null;
+            /** @description people of the organisation to choose from: the names of its live access tokens and the assignees so far */
+            people: string[];
         };
         /** @description A group with why its occurrences share it and its most recent occurrences. */
         ErrorGroupDetail: {
@@ -2148,6 +2182,30 @@ export interface components {
             /** @description pass as `cursor` for the next page; null on the last page */
             nextCursor: string | null;
         };
+        /** @description How a project’s commits link to its code host (a project setting: admins change it, and each change is audited). */
+        RepositoryLinks: {
+            projectId: string;
+            /** @description null until an admin sets it: commits are then shown without links */
+            provider: ("github" | "gitlab" | "gitea") | null;
+            baseUrl: string | null;
+            /** @description the repository of commits that name none (a deploy’s): the one set, else the one most recently pushed to */
+            repo: string | null;
+            /** @description a commit’s page, with `{repo}` (owner/name, as repository events give it) and `{commit}` to fill in */
+            commitUrl: string | null;
+            /** @description the commits between two, with `{repo}`, `{from}` and `{to}` to fill in */
+            compareUrl: string | null;
+        };
+        RepositoryLinksInput: {
+            /** @description the code host, which decides the paths of commit and compare pages */
+            provider: "github" | "gitlab" | "gitea";
+            /**
+             * @description the host’s address, without the repository: `https://github.com`, `https://gitlab.example.com`
+             * @example https://github.com
+             */
+            baseUrl: string;
+            /** @description owner/name */
+            repo?: string;
+        };
         RepositoryModuleStatus: {
             module: string;
             eventType: string;
@@ -2186,6 +2244,10 @@ export interface components {
             /** @description commit SHA */
             commit?: string;
             author?: string;
+            /** @description the commit message’s first line */
+            message?: string;
+            /** @description paths the commit touched, from the repository root: suspect commits rank those that touched an error’s in-app files first */
+            files?: string[];
         } & {
             [key: string]: unknown;
         };
@@ -2336,6 +2398,55 @@ export interface components {
             /** @description your code, not a library or the runtime */
             inApp: boolean;
         };
+        SuspectCommit: {
+            commit: string;
+            repo: string;
+            branch: string | null;
+            author: string | null;
+            message: string | null;
+            /** Format: date-time */
+            ts: string;
+            /** @description the repository event that recorded it */
+            eventId: string;
+            /** @description the paths it touched, as its repository event listed them */
+            files: string[];
+            /** @description those among them that are files of the group’s in-app frames: the reason it ranks first */
+            matchedFiles: string[];
+            url: string | null;
+        };
+        /** @description The commits that may have introduced a group: those shipped by the first release it was seen in. */
+        SuspectCommits: {
+            release: string | null;
+            releaseDeploy: {
+                eventId: string;
+                /** Format: date-time */
+                ts: string;
+                service: string;
+                environment: string | null;
+                /** @description its `release`, else its `version` */
+                release: string;
+                commit: string | null;
+            } | null;
+            previousDeploy: {
+                eventId: string;
+                /** Format: date-time */
+                ts: string;
+                service: string;
+                environment: string | null;
+                /** @description its `release`, else its `version` */
+                release: string;
+                commit: string | null;
+            } | null;
+            /** @description `commits`: the commits after the previous deploy’s commit up to the release’s, on the release commit’s branch; `time`: the commits pushed between the two deploys (a deploy’s commit is not among the repository events); `none`: nothing to go on */
+            basis: "commits" | "time" | "none";
+            /** @description why the list is what it is, in a sentence */
+            reason: string;
+            /** @description files of the in-app frames of the group’s recent occurrences */
+            inAppFiles: string[];
+            compareUrl: string | null;
+            /** @description commits that touched an in-app file first (most such files first), then the newest first */
+            data: components["schemas"]["SuspectCommit"][];
+        };
         /** @description A stored `tenant` event. */
         TenantEvent: {
             /** @description evt_… event id */
@@ -2451,6 +2562,8 @@ export interface components {
         Trace: {
             traceId: string;
             rootSpan: components["schemas"]["SpanSummary"];
+            route: string | null;
+            statusCode: number | null;
             spanCount: number;
             /** @description services with a span in the trace, by name */
             services: string[];
@@ -3066,27 +3179,6 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {string} */
                     code?: "backup_unsupported";
-                };
-            };
-        };
-        /** @description The request conflicts with one in flight. */
-        ConflictDeliveryPendingEndpointDisabled: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "type": "about:blank",
-                 *       "title": "Conflict",
-                 *       "status": 409,
-                 *       "detail": "delivery_pending: the `detail` names the field or header at fault",
-                 *       "code": "delivery_pending"
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"] & {
-                    /** @enum {string} */
-                    code?: "delivery_pending" | "endpoint_disabled";
                 };
             };
         };

@@ -24,6 +24,7 @@ import { OverviewPage } from './pages/overview.tsx'
 import { AlertRulePage, AlertsPage } from './pages/alerts.tsx'
 import { navigationEntries, useModules } from './modules.tsx'
 import { useDocumentTitle } from './title.ts'
+import { KeyboardShortcuts } from './components/shortcuts.tsx'
 
 // Each page takes its pattern's named segments as props.
 const ROUTES: [pattern: string, page: ComponentType<any>][] = [
@@ -165,6 +166,7 @@ function Shell({ me, onSignOut }: { me: Me | null; onSignOut(): void }) {
         </button>
       </header>
       {projectId && <ProjectNav project={projectId} path={path} />}
+      <KeyboardShortcuts />
       <main id="main" tabIndex={-1}>
         {found ? <found.page {...found.params} /> : <NotFound />}
       </main>

@@ -1,7 +1,9 @@
 import type { ComponentChildren, TargetedSubmitEvent } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import type { ApiError, Paged } from './api.ts'
-import { navigate, withParams, useLocation } from './router.tsx'
+import { navigate, withContext, withParams, useLocation } from './router.tsx'
+import { absoluteTime, useZone } from './components/time.tsx'
+import { Markers, type Marker } from './components/histogram.tsx'
 
 /** Loading, failure and emptiness said in words, announced to screen readers. */
 export function LoadState(props: { loading: boolean; error?: ApiError; empty?: boolean; emptyText?: string; what: string }) {
@@ -24,7 +26,7 @@ export interface Column<T> {
 }
 
 /** A table over a cursor-paged list, with its states and a button for the next page. */
-export function PagedTable<T>(props: { list: Paged<T, any>; columns: Column<T>[]; what: string; emptyText?: string; rowKey(item: T): string }) {
+export function PagedTable<T>(props: { list: Paged<T, any>; columns: Column<T>[]; what: string; emptyText?: string; rowKey(item: T): string; stackOnPhone?: boolean }) {
   const { list } = props
   const firstLoad = list.loading && list.items.length === 0
   const nothingYet = list.items.length === 0 && !list.error
@@ -34,7 +36,7 @@ export function PagedTable<T>(props: { list: Paged<T, any>; columns: Column<T>[]
     <div class="paged">
       <LoadState loading={firstLoad} error={list.error} empty={!list.loading && nothingYet && !searching} emptyText={props.emptyText} what={props.what} />
       {searching && !list.loading && <p class="state" role="status">No {props.what} among the newest events searched so far.</p>}
-      {list.items.length > 0 && <Table columns={props.columns} items={list.items} rowKey={props.rowKey} />}
+      {list.items.length > 0 && <Table columns={props.columns} items={list.items} rowKey={props.rowKey} stackOnPhone={props.stackOnPhone} />}
       {list.nextCursor && (
         <button type="button" class="more" onClick={list.more} disabled={list.loading}>
           {list.loading ? 'Loading…' : searching ? 'Search further' : `Load more ${props.what}`}
@@ -44,11 +46,15 @@ export function PagedTable<T>(props: { list: Paged<T, any>; columns: Column<T>[]
   )
 }
 
-export function Table<T>(props: { columns: Column<T>[]; items: T[]; rowKey(item: T): string }) {
-  // the table scrolls inside its box, so a narrow screen never scrolls the page sideways
+/**
+ * Rows as a table; it scrolls inside its box, so a narrow screen never scrolls the page sideways. With
+ * `stackOnPhone`, a phone shows each row as a card of labelled lines instead, so that a long cell (a log's
+ * message) gets the screen's width rather than a squeezed column.
+ */
+export function Table<T>(props: { columns: Column<T>[]; items: T[]; rowKey(item: T): string; stackOnPhone?: boolean }) {
   return (
     <div class="scroll">
-    <table>
+    <table class={props.stackOnPhone ? 'stack' : undefined}>
       <thead>
         <tr>
           {props.columns.map((column) => (
@@ -62,7 +68,7 @@ export function Table<T>(props: { columns: Column<T>[]; items: T[]; rowKey(item:
         {props.items.map((item) => (
           <tr key={props.rowKey(item)}>
             {props.columns.map((column) => (
-              <td class={column.numeric ? 'num' : undefined}>{column.render(item)}</td>
+              <td class={column.numeric ? 'num' : undefined} data-label={column.title}>{column.render(item)}</td>
             ))}
           </tr>
         ))}
@@ -171,7 +177,7 @@ export function OnceNotice(props: { title: string; secrets: [label: string, valu
 }
 
 /** A button that asks first, in a modal dialog (focus is trapped and Escape cancels). */
-export function ConfirmButton(props: { label: string; question: string; confirmLabel: string; onConfirm(): Promise<void> | void; danger?: boolean }) {
+export function ConfirmButton(props: { label: string; question: string; confirmLabel: string; onConfirm(): Promise<void> | void; danger?: boolean; children?: ComponentChildren }) {
   const dialog = useRef<HTMLDialogElement>(null)
   const [error, setError] = useState<string>()
   const confirm = async () => {
@@ -189,6 +195,7 @@ export function ConfirmButton(props: { label: string; question: string; confirmL
       </button>
       <dialog ref={dialog} aria-label={props.question}>
         <p>{props.question}</p>
+        {props.children}
         {error && <p role="alert" class="error">{error}</p>}
         <div class="actions">
           <button type="button" onClick={() => dialog.current?.close()}>
@@ -232,7 +239,7 @@ interface Bar {
 }
 
 /** Bars with their values written out, so the chart reads without hovering. */
-export function BarChart({ bars, title, format = String }: { bars: Bar[]; title: string; format?: (value: number) => string }) {
+export function BarChart({ bars, title, format = String, changesPer }: { bars: Bar[]; title: string; format?: (value: number) => string; changesPer?: (label: string) => number }) {
   const max = Math.max(...bars.map((bar) => bar.value), 0) || 1
   const height = 120
   // Each bar's slot is wide enough for its longest label, so that values never overlap.
@@ -254,6 +261,11 @@ export function BarChart({ bars, title, format = String }: { bars: Bar[]; title:
               <text x={middle} y={height + 38} text-anchor="middle">
                 {bar.label}
               </text>
+              {changesPer && changesPer(bar.label) > 0 && (
+                <text x={middle} y={12} text-anchor="middle" class="changes-count">
+                  {`◆ ${changesPer(bar.label)} change${changesPer(bar.label) === 1 ? '' : 's'}`}
+                </text>
+              )}
             </g>
           )
         })}
@@ -268,28 +280,62 @@ export interface Series {
   points: { x: number; y: number }[]
 }
 
-/** Lines over time (x in epoch ms), with the range of each axis written out. */
-export function LineChart({ series, title, unit }: { series: Series[]; title: string; unit?: string }) {
+/**
+ * Lines over time (x in epoch ms), with the range of each axis written out, over the window `fromMs`–`toMs`
+ * when given (else the points' own). Markers (changes) are drawn over it; with `onSelect`, each point is a
+ * button that leads from the moment it stands for (its bucket) to what explains it.
+ */
+export function LineChart(props: {
+  series: Series[]
+  title: string
+  unit?: string
+  fromMs?: number
+  toMs?: number
+  markers?: Marker[]
+  onSelect?: { label(x: number): string; select(x: number): void }
+}) {
+  const { series, title, unit } = props
+  const zone = useZone()
   const points = series.flatMap((line) => line.points)
   if (points.length === 0) return null
-  const [width, height] = [640, 180]
-  const minX = Math.min(...points.map((point) => point.x))
-  const maxX = Math.max(...points.map((point) => point.x))
+  // the band above the plot holds the markers' labels, so that they never cover a point
+  const [width, height, plotTop] = [640, 210, 46]
+  const minX = Math.min(props.fromMs ?? Infinity, ...points.map((point) => point.x))
+  const maxX = Math.max(props.toMs ?? -Infinity, ...points.map((point) => point.x))
   const maxY = Math.max(...points.map((point) => point.y)) || 1
   const x = (value: number) => 40 + ((value - minX) / (maxX - minX || 1)) * (width - 50)
-  const y = (value: number) => height - 20 - (value / maxY) * (height - 30)
+  const y = (value: number) => height - 20 - (value / maxY) * (height - 20 - plotTop)
+  const moments = [...new Set(points.map((point) => point.x))].sort((a, b) => a - b)
+  const highest = (moment: number) => Math.max(...points.filter((point) => point.x === moment).map((point) => point.y))
   return (
-    <figure class="chart">
+    <figure class="chart line-chart">
       <svg viewBox={`0 0 ${width} ${height}`} width={width} height={height} role="img" aria-label={title}>
-        <text x={2} y={14}>{`${maxY}${unit ? ` ${unit}` : ''}`}</text>
+        <text x={2} y={plotTop + 4}>{`${maxY}${unit ? ` ${unit}` : ''}`}</text>
         <text x={2} y={height - 22}>0</text>
         <line x1={40} y1={height - 20} x2={width - 10} y2={height - 20} class="axis" />
         {series.map((line, index) => (
           <polyline class={`line line${index}`} points={line.points.map((point) => `${x(point.x)},${y(point.y)}`).join(' ')} />
         ))}
-        <text x={40} y={height - 4}>{new Date(minX).toLocaleString()}</text>
+        <Markers markers={props.markers} fromMs={minX} toMs={maxX} x={x} top={plotTop} bottom={height - 20} width={width} labelTop={10} />
+        {props.onSelect &&
+          moments.map((moment) => (
+            <g
+              class="point selectable"
+              tabIndex={0}
+              role="button"
+              data-x={new Date(moment).toISOString()}
+              aria-label={props.onSelect!.label(moment)}
+              onClick={() => props.onSelect!.select(moment)}
+              onKeyDown={(event: KeyboardEvent) => (event.key === 'Enter' || event.key === ' ') && props.onSelect!.select(moment)}
+            >
+              <title>{props.onSelect!.label(moment)}</title>
+              <circle cx={x(moment)} cy={y(highest(moment))} r={9} class="hit" />
+              <circle cx={x(moment)} cy={y(highest(moment))} r={3} class="dot" />
+            </g>
+          ))}
+        <text x={40} y={height - 4}>{absoluteTime(minX, zone)}</text>
         <text x={width - 10} y={height - 4} text-anchor="end">
-          {new Date(maxX).toLocaleString()}
+          {absoluteTime(maxX, zone)}
         </text>
       </svg>
       <figcaption>
@@ -297,7 +343,39 @@ export function LineChart({ series, title, unit }: { series: Series[]; title: st
         {series.map((line, index) => (
           <span class={`key line${index}`}>{line.name} </span>
         ))}
+        {props.onSelect && <span class="muted"> · click a point for its traces</span>}
       </figcaption>
+    </figure>
+  )
+}
+
+/** Moments with a value each (a trace's duration at its start) over the window, with markers; a dot links where `href` says. */
+export function ScatterChart(props: { title: string; fromMs: number; toMs: number; unit: string; dots: { x: number; y: number; label: string; href: string }[]; markers?: Marker[] }) {
+  const zone = useZone()
+  if (props.dots.length === 0) return null
+  const [width, height, plotTop] = [640, 190, 46]
+  const maxY = Math.max(...props.dots.map((dot) => dot.y)) || 1
+  const x = (value: number) => 40 + ((value - props.fromMs) / (props.toMs - props.fromMs || 1)) * (width - 50)
+  const y = (value: number) => height - 20 - (value / maxY) * (height - 20 - plotTop)
+  return (
+    <figure class="chart scatter">
+      <svg viewBox={`0 0 ${width} ${height}`} width={width} height={height} role="img" aria-label={props.title}>
+        <text x={2} y={plotTop + 4}>{`${maxY} ${props.unit}`}</text>
+        <line x1={40} y1={height - 20} x2={width - 10} y2={height - 20} class="axis" />
+        <Markers markers={props.markers} fromMs={props.fromMs} toMs={props.toMs} x={x} top={plotTop} bottom={height - 20} width={width} labelTop={10} />
+        {props.dots.map((dot) => (
+          // the list below links each trace for the keyboard and screen readers; the dots are for the pointer
+          <a href={withContext(dot.href)} class="dot-link" aria-hidden="true" tabIndex={-1} onClick={(event: MouseEvent) => { if (event.button === 0 && !event.metaKey && !event.ctrlKey) { event.preventDefault(); navigate(withContext(dot.href)) } }}>
+            <title>{dot.label}</title>
+            <circle cx={x(dot.x)} cy={y(dot.y)} r={3.5} class="dot" />
+          </a>
+        ))}
+        <text x={40} y={height - 4}>{absoluteTime(props.fromMs, zone)}</text>
+        <text x={width - 10} y={height - 4} text-anchor="end">
+          {absoluteTime(props.toMs, zone)}
+        </text>
+      </svg>
+      <figcaption>{props.title}</figcaption>
     </figure>
   )
 }

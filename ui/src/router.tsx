@@ -8,7 +8,31 @@ export function navigate(url: string, options: { replace?: boolean } = {}) {
   if (options.replace) history.replaceState(null, '', url)
   else history.pushState(null, '', url)
   listeners.forEach((listener) => listener())
-  window.scrollTo(0, 0)
+  // A replaced URL records a state of the same page (a span opened, a zone switched): the reader stays where they are.
+  if (!options.replace) window.scrollTo(0, 0)
+}
+
+/** The time range, as the range control keeps it: carried as a whole, never mixed with a target's own. */
+const TIME_PARAMS = ['range', 'from', 'to']
+/** What a person is looking at, beside the time: carried when the target does not set it. */
+const SCOPE_PARAMS = ['service', 'environment', 'release']
+
+/**
+ * `href` with the context of the current page added (its time range, service, environment and release), when it
+ * leads to another page of the same project and does not set them itself: the investigation keeps its frame
+ * from page to page. A page that does not take one of them ignores it, and passes it on.
+ */
+export function withContext(href: string): string {
+  const project = /^\/p\/[^/?#]+/.exec(location.pathname)?.[0]
+  if (!project || !href.startsWith(`${project}/`) && href !== project) return href
+  const target = new URL(href, location.origin)
+  if (target.pathname === location.pathname) return href
+  const current = new URLSearchParams(location.search)
+  const carried = new URLSearchParams(target.search)
+  if (!TIME_PARAMS.some((name) => carried.has(name))) for (const name of TIME_PARAMS) if (current.get(name)) carried.set(name, current.get(name)!)
+  for (const name of SCOPE_PARAMS) if (!carried.has(name) && current.get(name)) carried.set(name, current.get(name)!)
+  const search = carried.toString()
+  return target.pathname + (search ? `?${search}` : '') + target.hash
 }
 
 interface Location {
@@ -40,12 +64,13 @@ export function withParams(updates: Record<string, string | undefined>): string 
 
 /** A real link (keyboard, middle-click and "open in new tab" work) that navigates in place on a plain click. */
 export function Link(props: AnchorHTMLAttributes & { href: string }) {
+  const href = withContext(props.href)
   const onClick = (event: TargetedMouseEvent<HTMLAnchorElement>) => {
     if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return
     event.preventDefault()
-    navigate(props.href)
+    navigate(href)
   }
-  return <a {...props} onClick={onClick} />
+  return <a {...props} href={href} onClick={onClick} />
 }
 
 /** The named segments of `path` when it matches `pattern` (`/p/:project/logs`), else null. */

@@ -69,6 +69,9 @@ export function translateTraces(request: ExportTraceServiceRequest, receivedAt: 
           const statusCode = STATUS_NAMES[enumNumber(span.status?.code, STATUS_CODES)] ?? 'unset'
           data.status = typeof span.status?.message === 'string' && span.status.message !== '' ? { code: statusCode, message: span.status.message } : { code: statusCode }
           data.attributes = attributes(span.attributes)
+          // The resource's attributes beyond its service name (deployment.environment, host.name, …): traces are searched by them.
+          const { 'service.name': _serviceName, ...resourceRest } = resource
+          if (Object.keys(resourceRest).length > 0) data.resource = resourceRest
           if (scope !== undefined) data.scope = scope
           if (typeof span.traceState === 'string' && span.traceState !== '') data.traceState = span.traceState
           const events = listAt(span.events, 'events').filter(isMessage) as SpanEvent[]

@@ -25,5 +25,9 @@ export const configsModule = defineModule({
   },
   retention: { expiring: [{ table: 'config_path_hours', timeColumn: 'hour', key: ['project_id', 'hour', 'group_key'] }] },
   signals: configSignals,
+  changes: {
+    kind: 'config',
+    describe: (d) => ({ title: `${d.path} changed${d.actor ? ` by ${d.actor}` : ''}`, subject: d.path, actor: d.actor }),
+  },
   routes: configReads,
 })

@@ -29,6 +29,16 @@ export const deploysModule = defineModule({
     latest: { table: 'deploy_target_summary', columns: ['service', 'environment'] },
   },
   signals: deploySignals,
+  changes: {
+    kind: 'deploy',
+    describe: (d) => {
+      const given = (d as { release?: unknown }).release
+      const release = typeof given === 'string' ? given : (d.version ?? d.service)
+      const where = d.environment ? ` to ${d.environment}` : ''
+      const status = d.status ? ` (${d.status})` : ''
+      return { title: `${d.service}${d.version ? ` ${d.version}` : ''} deployed${where}${status}`, subject: release, service: d.service, environment: d.environment, commit: d.commit }
+    },
+  },
   routes: deployReads,
   // A failed deploy (the same statuses the reads flag) is announced to webhook endpoints subscribed to deploy.failed, in the ingest transaction.
   async afterWrite(trx, events, ctx) {

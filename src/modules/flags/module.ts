@@ -23,5 +23,12 @@ export const flagsModule = defineModule({
     flags: { table: 'feature_flag_summary', columns: ['flag_key'] },
   },
   signals: flagSignals,
+  changes: {
+    kind: 'flag',
+    describe: (d) => {
+      const state = [d.enabled === undefined ? undefined : d.enabled ? 'on' : 'off', d.rollout === undefined ? undefined : `${d.rollout} %`].filter(Boolean).join(' at ')
+      return { title: `flag ${d.key}${state ? ` → ${state}` : ' changed'}${d.actor ? ` by ${d.actor}` : ''}`, subject: d.key, actor: d.actor }
+    },
+  },
   routes: flagReads,
 })

@@ -25,6 +25,11 @@ export const logsModule = defineModule({
       scans: true,
       apply: (query, value: string, storage) => query.where(storage.jsonPathText('data', ['traceId']), '=', value),
     },
+    service: {
+      schema: Type.String({ minLength: 1, description: 'logs of this service: their `serviceName` (set from the OpenTelemetry resource’s `service.name`) or their `fields.service.name`' }),
+      scans: true,
+      apply: (query, value: string, storage) => query.where((eb) => eb.or([eb(storage.jsonPathText('data', ['serviceName']), '=', value), eb(storage.jsonPathText('data', ['fields', 'service.name']), '=', value)])),
+    },
     q: {
       schema: Type.String({ minLength: 1, description: 'case-insensitive text within the message' }),
       scans: true,

@@ -26,4 +26,18 @@ export const repositoryMigrations: Migration[] = [
     name: 'repository/005_author_hours',
     up: (db, t) => createGroupHoursTableV1(db, t, 'repository_author_hours', 'repository_events', ['author']),
   },
+  {
+    // Where the project's commits are browsed (links.ts): one row per project.
+    name: 'repository/006_repository_links',
+    up: (db, t) =>
+      db.schema
+        .createTable('repository_links')
+        .ifNotExists()
+        .addColumn('project_id', 'text', (c) => c.primaryKey().references('projects.id'))
+        .addColumn('provider', 'text', (c) => c.notNull())
+        .addColumn('base_url', 'text', (c) => c.notNull())
+        .addColumn('repo', 'text')
+        .addColumn('updated_at', t.bigint, (c) => c.notNull())
+        .execute(),
+  },
 ]

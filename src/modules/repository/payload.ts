@@ -9,6 +9,8 @@ export const RepositoryPayload = Type.Object(
     branch: Type.Optional(Text()),
     commit: Type.Optional(Text('commit SHA')),
     author: Type.Optional(Text()),
+    message: Type.Optional(Text('the commit message’s first line')),
+    files: Type.Optional(Type.Array(Text(), { description: 'paths the commit touched, from the repository root: suspect commits rank those that touched an error’s in-app files first' })),
   },
   { additionalProperties: true, examples: [{ provider: 'github', repo: 'acme/checkout-api', branch: 'main', commit: '9f2c1e7', author: 'carol' }] },
 )

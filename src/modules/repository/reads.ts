@@ -5,6 +5,7 @@ import { isoFromMs, TimeWindowQuery } from '../time-window.ts'
 import { eventConditions, givenValues, type GroupState } from '../latest-per-group.ts'
 import { groupListRoute } from '../group-routes.ts'
 import type { RepositoryPayload } from './payload.ts'
+import { repositoryLinkRoutes } from './links.ts'
 
 type RepositoryData = Static<typeof RepositoryPayload>
 
@@ -63,6 +64,7 @@ function author(group: GroupState) {
 }
 
 export const repositoryReads = moduleReads((app, ctx, module) => {
+  repositoryLinkRoutes(app, ctx)
   groupListRoute(app, ctx, module, {
     path: '/branches',
     groupSummary: 'branches',

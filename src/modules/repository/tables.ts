@@ -7,4 +7,6 @@ export interface RepositoryTables {
   repository_author_summary: GroupSummaryRow<'author'>
   repository_branch_hours: GroupHoursRow<'repo' | 'branch'>
   repository_author_hours: GroupHoursRow<'author'>
+  /** the project's code host, for commit links (links.ts); state, not events */
+  repository_links: { project_id: string; provider: string; base_url: string; repo: string | null; updated_at: number }
 }

@@ -20,6 +20,8 @@ const SpanSummary = named('SpanSummary', Type.Object({
 const TraceShape = {
   traceId: Type.String(),
   rootSpan: SpanSummary,
+  route: Nullable(Type.String({ description: 'the root span’s `http.route` attribute (OpenTelemetry HTTP semantic conventions), when it has one' })),
+  statusCode: Nullable(Type.Integer({ description: 'the root span’s `http.response.status_code` (or the older `http.status_code`), when it has one' })),
   spanCount: Type.Integer(),
   services: Type.Array(Type.String(), { description: 'services with a span in the trace, by name' }),
   startedAt: IsoTime('the earliest span’s time'),
@@ -37,8 +39,10 @@ const Span = named('Span', Type.Object({
   data: Type.Record(Type.String(), Type.Unknown(), { description: 'the span event’s payload as sent' }),
 }))
 
+const { route: _route, statusCode: _statusCode, ...DetailShape } = TraceShape
+
 const TraceDetail = named('TraceDetail', Type.Object({
-  ...TraceShape,
+  ...DetailShape,
   rootSpan: Nullable(SpanSummary),
   spans: Type.Array(Span, { description: `in start order, at most ${MAX_SPANS}` }),
   truncated: Type.Boolean({ description: `true when the trace has more than ${MAX_SPANS} spans` }),
@@ -92,6 +96,11 @@ function spanSummary(row: { span_id: string; name: string | null; service_name: 
  * A span that failed: OTLP status `error`, or an HTTP server answer of 5xx under either semantic-convention
  * name (`http.response.status_code` since 1.23, `http.status_code` before). Its payload is the only place these live.
  */
+function statusCodeOf(text: string | null): number | null {
+  const code = Number(text)
+  return text !== null && Number.isInteger(code) ? code : null
+}
+
 function isErrorSpan(ctx: PortalContext, data: string) {
   const text = (keys: string[]) => ctx.storage.eventsOf('trace_events').jsonPathText(data, keys)
   return sql<boolean>`(${text(['status', 'code'])} = 'error' or ${text(['attributes', 'http.response.status_code'])} like '5__' or ${text(['attributes', 'http.status_code'])} like '5__')`
@@ -116,6 +125,14 @@ export const traceReads = moduleReads((app, ctx) => {
         error: Type.Optional(
           Type.Boolean({ description: 'true: traces with an error span (OTLP status `error`, or an HTTP 5xx `http.response.status_code` / `http.status_code` attribute); false: traces without one' }),
         ),
+        attribute: Type.Optional(
+          Type.String({
+            pattern: '^[^=]+=',
+            'x-reason': 'must be name=value',
+            description: '`name=value`: traces with a span whose attribute, or whose resource attribute (OTLP), `name` equals value (numbers and booleans as text), e.g. `http.route=/api/quote`',
+          }),
+        ),
+        sort: Type.Optional(Type.Union([Type.Literal('time'), Type.Literal('duration')], { description: '`time` (default): newest first; `duration`: the slowest root spans first (traces whose root span has no duration are left out)' })),
         ...TimeWindowQuery('root spans'),
         ...PageQuery,
       },
@@ -123,11 +140,17 @@ export const traceReads = moduleReads((app, ctx) => {
     }),
     async (request) => {
       const { project_id: projectId, service, from, to, limit = DEFAULT_LIMIT, cursor } = request.query
-      const { min_duration_ms: minDurationMs, max_duration_ms: maxDurationMs, error } = request.query
+      const { min_duration_ms: minDurationMs, max_duration_ms: maxDurationMs, error, attribute, sort = 'time' } = request.query
       await requireReadableProject(ctx, request, projectId)
+      const store = ctx.storage.eventsOf('trace_events')
       let roots = eventsDb<TraceTables>(ctx, 'trace_events')
         .selectFrom('trace_events as root')
         .select(['root.id', 'root.ts', 'root.trace_id', 'root.span_id', 'root.name', 'root.service_name', 'root.duration_ms'])
+        .select([
+          store.jsonPathText('root.data', ['attributes', 'http.route']).as('http_route'),
+          store.jsonPathText('root.data', ['attributes', 'http.response.status_code']).as('http_status'),
+          store.jsonPathText('root.data', ['attributes', 'http.status_code']).as('http_status_old'),
+        ])
         .where('root.project_id', '=', projectId)
         .where('root.parent_span_id', 'is', null)
       roots = withinTimeRange(roots, from, to, 'root.ts')
@@ -139,6 +162,20 @@ export const traceReads = moduleReads((app, ctx) => {
               .whereRef('span.project_id', '=', 'root.project_id')
               .whereRef('span.trace_id', '=', 'root.trace_id')
               .where('span.service_name', '=', service),
+          ),
+        )
+      }
+      if (attribute !== undefined) {
+        const name = attribute.slice(0, attribute.indexOf('='))
+        const value = attribute.slice(attribute.indexOf('=') + 1)
+        roots = roots.where((eb) =>
+          eb.exists(
+            eb
+              .selectFrom('trace_events as span')
+              .select('span.id')
+              .whereRef('span.project_id', '=', 'root.project_id')
+              .whereRef('span.trace_id', '=', 'root.trace_id')
+              .where((inner) => inner.or([inner(store.jsonPathText('span.data', ['attributes', name]), '=', value), inner(store.jsonPathText('span.data', ['resource', name]), '=', value)])),
           ),
         )
       }
@@ -156,11 +193,15 @@ export const traceReads = moduleReads((app, ctx) => {
           return error ? errorSpans : not(errorSpans)
         })
       }
-      const rows = await pageAfter(roots, cursor, limit, 'root.ts', 'root.id').execute()
+      const byDuration = sort === 'duration'
+      if (byDuration) roots = roots.where('root.duration_ms', 'is not', null)
+      const rows = await pageAfter(roots, cursor, limit, byDuration ? 'root.duration_ms' : 'root.ts', 'root.id').execute()
       const extents = await traceExtents(ctx, projectId, [...new Set(rows.slice(0, limit).map((row) => row.trace_id as string))])
-      return toPage(rows, limit, (row) => [Number(row.ts), row.id], (row) => ({
+      return toPage(rows, limit, (row) => [Number(byDuration ? row.duration_ms : row.ts), row.id], (row) => ({
         traceId: row.trace_id,
         rootSpan: spanSummary(row),
+        route: row.http_route,
+        statusCode: statusCodeOf(row.http_status ?? row.http_status_old),
         ...extentFields(extents.get(row.trace_id)!),
       }))
     },

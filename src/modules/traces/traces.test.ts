@@ -74,6 +74,25 @@ for (const dialect of DIALECTS) {
       assert.match((await read(t, `/api/traces?project_id=${project.id}&error=maybe`, 400)).detail, /error/)
     })
 
+    test('searches by a span’s or its resource’s attribute, sorts by the root span’s duration, and shows route and status', async () => {
+      const ids = async (query: string) => (await read(t, `/api/traces?project_id=${project.id}&${query}`)).data.map((tr: any) => tr.traceId)
+      await ingestAll(t, project, [
+        event('trace', { traceId: 't8', spanId: 'root', serviceName: 'checkout', durationMs: 1500, attributes: { 'http.route': '/api/quote', 'http.response.status_code': 504 }, resource: { 'deployment.environment': 'production' } }, seconds(70)),
+        event('trace', { traceId: 't8', spanId: 'db', parentSpanId: 'root', serviceName: 'checkout', durationMs: 900, attributes: { 'db.system': 'postgresql' } }, seconds(70.1)),
+      ])
+      assert.deepEqual(await ids('attribute=db.system=postgresql'), ['t8'], 'any span’s attribute')
+      assert.deepEqual(await ids('attribute=deployment.environment=production'), ['t8'], 'a resource attribute')
+      assert.deepEqual(await ids('attribute=http.response.status_code=503'), ['t6'], 'numbers as text')
+      assert.deepEqual(await ids('attribute=http.route=/nowhere'), [])
+      assert.match((await read(t, `/api/traces?project_id=${project.id}&attribute=novalue`, 400)).detail, /attribute/)
+      assert.deepEqual(await ids('sort=duration'), ['t1', 't8', 't7', 't6', 't3', 't5', 't2'])
+      const first = await read(t, `/api/traces?project_id=${project.id}&sort=duration&limit=3`)
+      const rest = await read(t, `/api/traces?project_id=${project.id}&sort=duration&cursor=${first.nextCursor}`)
+      assert.deepEqual(rest.data.map((tr: any) => tr.traceId), ['t6', 't3', 't5', 't2'], 'the cursor goes on in duration order')
+      const listed = (await read(t, `/api/traces?project_id=${project.id}&limit=4`)).data
+      assert.deepEqual(listed.map((tr: any) => [tr.traceId, tr.route, tr.statusCode]), [['t8', '/api/quote', 504], ['t7', null, 404], ['t6', null, 503], ['t5', null, null]])
+    })
+
     test('GET /api/traces/{traceId} gives every span in start order', async () => {
       const body = await read(t, `/api/traces/t1?project_id=${project.id}`)
       assert.deepEqual(body.spans.map((s: any) => [s.spanId, s.parentSpanId, s.serviceName, s.durationMs]), [

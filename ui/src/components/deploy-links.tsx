@@ -3,6 +3,7 @@ import { api, queryString } from '../api.ts'
 import { Link } from '../router.tsx'
 import type { components } from '../api-types.generated.ts'
 import { ErrorVolume } from './error-stream.tsx'
+import type { Marker } from './histogram.tsx'
 import type { TimeRange } from './time.tsx'
 
 type DeployEvent = components['schemas']['DeployEvent']
@@ -37,23 +38,11 @@ export function NewErrorsLink({ project, deploy }: { project: string; deploy: De
 }
 
 /**
- * The error rate over the range with each deploy shown listed as a marker: a jump right after one shows. Read
- * once the deploys have answered (`readWhen`): it draws them, and the list's first rows need not wait behind it.
+ * The error rate over the range with each change (deploys, configuration, flags) as a marker: a jump right after
+ * one shows. Read once the deploys have answered (`readWhen`), so that the list's first rows need not wait behind it.
  */
-export function DeployErrors({ project, range, deploys, readWhen }: { project: string; range: TimeRange; deploys: DeployEvent[]; readWhen: boolean }) {
-  return (
-    <ErrorVolume
-      project={project}
-      range={range}
-      readWhen={readWhen}
-      title="Error events around deploys"
-      markers={deploys.map((deploy) => ({
-        ms: Date.parse(deploy.ts),
-        label: `${deploy.data.service} ${deploy.data.version ?? ''}`.trim(),
-        tone: /fail|roll/i.test(deploy.data.status ?? '') ? 'failed' : undefined,
-      }))}
-    />
-  )
+export function DeployErrors({ project, range, markers, readWhen }: { project: string; range: TimeRange; markers: Marker[]; readWhen: boolean }) {
+  return <ErrorVolume project={project} range={range} readWhen={readWhen} title="Error events around deploys" markers={markers} />
 }
 
 /** Error events stored in the hour before each deploy and in the hour after it, by deploy id. */

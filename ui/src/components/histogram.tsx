@@ -1,4 +1,5 @@
 import { absoluteTime, useZone } from './time.tsx'
+import { navigate, withContext } from '../router.tsx'
 import './investigation.css'
 
 export interface HistogramBucket {
@@ -10,7 +11,11 @@ export interface HistogramBucket {
 export interface Marker {
   ms: number
   label: string
+  /** the whole description on hover, when the label is short */
+  title?: string
   tone?: string
+  /** where a click on the marker leads (the change it marks) */
+  href?: string
 }
 
 const WIDTH = 720
@@ -79,17 +84,7 @@ export function Histogram(props: {
             </g>
           )
         })}
-        {props.markers
-          ?.filter((marker) => marker.ms >= firstMs && marker.ms < endMs)
-          .map((marker) => (
-            <g class={`marker ${marker.tone ?? ''}`}>
-              <title>{`${marker.label} at ${absoluteTime(marker.ms, zone)}`}</title>
-              <line x1={x(marker.ms)} y1={TOP - 4} x2={x(marker.ms)} y2={HEIGHT - BOTTOM} />
-              <text x={Math.min(x(marker.ms) + 3, WIDTH - 60)} y={TOP + 6}>
-                {marker.label}
-              </text>
-            </g>
-          ))}
+        <Markers markers={props.markers} fromMs={firstMs} toMs={endMs} x={x} top={TOP} bottom={HEIGHT - BOTTOM} width={WIDTH} />
         <text x={0} y={HEIGHT - 4}>
           {absoluteTime(firstMs, zone)}
         </text>
@@ -109,5 +104,46 @@ export function Histogram(props: {
         {props.onSelect && <span class="muted"> · click a bar to zoom in</span>}
       </figcaption>
     </figure>
+  )
+}
+
+/** Vertical lines at moments of the chart's window, labelled, each a link to what it marks when it has one. */
+export function Markers(props: { markers: Marker[] | undefined; fromMs: number; toMs: number; x(ms: number): number; top: number; bottom: number; width: number; labelTop?: number }) {
+  const zone = useZone()
+  const shown = (props.markers ?? []).filter((marker) => marker.ms >= props.fromMs && marker.ms <= props.toMs)
+  return (
+    <>
+      {shown.map((marker, index) => {
+        const at = props.x(marker.ms)
+        const description = `${marker.title ?? marker.label} — ${absoluteTime(marker.ms, zone)}`
+        const drawn = (
+          <>
+            <title>{description}</title>
+            <line x1={at} y1={props.top - 4} x2={at} y2={props.bottom} />
+            <rect x={at - 4} y={props.top - 4} width={8} height={props.bottom - props.top + 4} class="hit" />
+            {/* staggered, so that labels of changes close together stay readable */}
+            <text x={Math.min(at + 3, props.width - 90)} y={(props.labelTop ?? props.top + 6) + (index % 3) * 12}>
+              {marker.label.length > 16 ? `${marker.label.slice(0, 15)}…` : marker.label}
+            </text>
+          </>
+        )
+        if (!marker.href) return <g class={`marker ${marker.tone ?? ''}`}>{drawn}</g>
+        const href = withContext(marker.href)
+        return (
+          <a
+            class={`marker ${marker.tone ?? ''}`}
+            href={href}
+            aria-label={description}
+            onClick={(event: MouseEvent) => {
+              if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return
+              event.preventDefault()
+              navigate(href)
+            }}
+          >
+            {drawn}
+          </a>
+        )
+      })}
+    </>
   )
 }

@@ -1,7 +1,7 @@
 import { queryString, useGet } from '../api.ts'
 import { Link, navigate, withParams } from '../router.tsx'
 import type { components } from '../api-types.generated.ts'
-import { Histogram } from './histogram.tsx'
+import { Histogram, type Marker } from './histogram.tsx'
 import { bucketSecondsFor, type TimeRange } from './time.tsx'
 
 type LogEvent = components['schemas']['LogEvent']
@@ -13,7 +13,7 @@ const levelName = (level: string | null) => level ?? 'no level'
 const levelTone = (name: string) => `level-${name === 'no level' ? 'none' : name.toLowerCase()}`
 
 /** Log volume by level over the range, one read (made once `readWhen`); a click on a bar narrows the range to it. */
-export function LogVolume({ project, range, module, readWhen = true }: { project: string; range: TimeRange; module?: string; readWhen?: boolean }) {
+export function LogVolume({ project, range, module, markers, readWhen = true }: { project: string; range: TimeRange; module?: string; markers?: Marker[]; readWhen?: boolean }) {
   const bucketSeconds = bucketSecondsFor(range.spanMs)
   const histogram = useGet<LevelHistogram>(readWhen ? `/api/modules/logs/histogram${queryString({ project_id: project, from: range.from, to: range.to, bucket_seconds: bucketSeconds, module })}` : null)
   if (!histogram.data || histogram.data.total === 0) return null
@@ -26,6 +26,7 @@ export function LogVolume({ project, range, module, readWhen = true }: { project
       bucketMs={bucketSeconds * 1000}
       series={series}
       tone={levelTone}
+      markers={markers}
       onSelect={(fromMs, toMs) => navigate(withParams({ range: undefined, from: new Date(fromMs).toISOString(), to: new Date(toMs).toISOString() }))}
     />
   )

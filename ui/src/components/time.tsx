@@ -148,6 +148,19 @@ export function TimeRangeControl({ range }: { range: TimeRange }) {
     const form = new FormData(event.currentTarget)
     navigate(withParams({ range: undefined, custom: undefined, from: fromInput(String(form.get('rangeFrom')), zone), to: fromInput(String(form.get('rangeTo')), zone) }))
   }
+  const fromMs = Date.parse(range.from)
+  const toMs = Date.parse(range.to)
+  // A range never ends in the future: what is not there yet cannot be shown.
+  const show = (startMs: number, endMs: number) => {
+    const end = Math.min(endMs, Date.now())
+    navigate(withParams({ range: undefined, custom: undefined, from: new Date(Math.max(startMs, 0)).toISOString(), to: new Date(end).toISOString() }))
+  }
+  const move = (direction: -1 | 1) => show(fromMs + direction * range.spanMs, toMs + direction * range.spanMs)
+  const zoomOut = () => {
+    const end = Math.min(toMs + range.spanMs / 2, Date.now())
+    show(end - 2 * range.spanMs, end)
+  }
+  const canGoLater = toMs < Date.now() - 1000 && !(range.preset && !params.get('to'))
   const switchZone = () => {
     const next = zone === 'utc' ? 'local' : 'utc'
     localStorage.setItem(TZ_KEY, next)
@@ -178,6 +191,17 @@ export function TimeRangeControl({ range }: { range: TimeRange }) {
           <button type="submit">Apply range</button>
         </form>
       )}
+      <div class="range-moves" role="group" aria-label="Move the range">
+        <button type="button" onClick={() => move(-1)} title="the same span, just before this one">
+          ← Earlier
+        </button>
+        <button type="button" onClick={zoomOut} title="twice the span, around the same middle">
+          Zoom out
+        </button>
+        <button type="button" onClick={() => move(1)} disabled={!canGoLater} title="the same span, just after this one">
+          Later →
+        </button>
+      </div>
       <span class="range-shown" aria-live="polite">
         <Time iso={range.from} absolute /> → {range.preset && !params.get('to') ? 'now' : <Time iso={range.to} absolute />}
       </span>

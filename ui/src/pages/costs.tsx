@@ -1,6 +1,7 @@
 import { queryString, useGet } from '../api.ts'
 import { BarChart, Filters, LoadState, Table } from '../components.tsx'
 import { useFilters } from '../router.tsx'
+import { useChanges, WithChanges } from '../components/changes.tsx'
 import type { components } from '../api-types.generated.ts'
 
 type PeriodTotal = components['schemas']['CostPeriodTotal']
@@ -19,10 +20,21 @@ function monthBars(rows: PeriodTotal[], currency: string) {
   return [...months].sort(([a], [b]) => a.localeCompare(b)).map(([label, value]) => ({ label, value }))
 }
 
+/** The first moment of the month after `YYYY-MM`, ISO 8601. */
+function nextMonth(period: string): string {
+  const [year, month] = period.split('-').map(Number)
+  return new Date(Date.UTC(year, month, 1)).toISOString()
+}
+
 export function CostsPage({ project }: { project: string }) {
   const filters = useFilters(FILTERS)
   const totals = useGet<CostTotals>(`/api/modules/costs/totals${queryString({ project_id: project, ...filters })}`)
   const answer = totals.data
+  const months = answer?.data.map((row) => row.period).sort() ?? []
+  // The months charted: their changes are listed beside the bars, and each bar says how many fell in its month.
+  const window = months.length > 0 ? { from: `${months[0]}-01T00:00:00.000Z`, to: nextMonth(months[months.length - 1]), spanMs: 0, listTo: undefined, preset: undefined } : undefined
+  const changes = useChanges(project, window ?? { from: '', to: '', spanMs: 0, listTo: undefined, preset: undefined }, { service: filters.service }, window !== undefined)
+  const changesPerMonth = (month: string) => changes.list.filter((change) => change.ts.startsWith(month)).length
   return (
     <section>
       <h1>Costs</h1>
@@ -48,15 +60,18 @@ export function CostsPage({ project }: { project: string }) {
       <LoadState loading={totals.loading && !answer} error={totals.error} empty={answer?.data.length === 0} emptyText="No cost events in this window." what="cost totals" />
       {answer && answer.data.length > 0 && (
         <>
-          <div class="charts">
-            {answer.currencies.map((currency) => (
-              <BarChart
-                title={`${currency.currency} per month — ${money(currency.total, currency.currency)} in all`}
-                bars={monthBars(answer.data, currency.currency)}
-                format={(value) => money(value, currency.currency)}
-              />
-            ))}
-          </div>
+          <WithChanges project={project} changes={changes}>
+            <div class="charts">
+              {answer.currencies.map((currency) => (
+                <BarChart
+                  title={`${currency.currency} per month — ${money(currency.total, currency.currency)} in all`}
+                  bars={monthBars(answer.data, currency.currency)}
+                  format={(value) => money(value, currency.currency)}
+                  changesPer={changesPerMonth}
+                />
+              ))}
+            </div>
+          </WithChanges>
           <Table
             items={answer.data}
             rowKey={(row) => `${row.period}|${row.currency}|${row.group}`}

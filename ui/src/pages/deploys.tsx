@@ -3,6 +3,8 @@ import { Badge, Filters, PagedTable, Time } from '../components.tsx'
 import { Link, useFilters, withParams } from '../router.tsx'
 import { TimeRangeControl, useTimeRange } from '../components/time.tsx'
 import { DeployErrors, deployRelease, ErrorsAroundDeploy, NewErrorsLink, useErrorsAroundDeploys } from '../components/deploy-links.tsx'
+import { useChanges, WithChanges } from '../components/changes.tsx'
+import { CommitLink } from '../components/commits.tsx'
 import type { components } from '../api-types.generated.ts'
 import { percent, useReleaseHealth } from './releases.tsx'
 
@@ -16,6 +18,7 @@ export function DeploysPage({ project }: { project: string }) {
   const history = usePaged<DeployEvent>(`/api/modules/deploys/events${queryString({ project_id: project, service, environment, status, release, from: range.from, to: range.listTo })}`)
   const errorsAround = useErrorsAroundDeploys(project, history.items)
   const health = useReleaseHealth(project, range.from, range.listTo)
+  const changes = useChanges(project, range, { service, environment }, history.answered)
   return (
     <section>
       <h1>Deploys</h1>
@@ -28,7 +31,9 @@ export function DeploysPage({ project }: { project: string }) {
         ]}
       />
       <TimeRangeControl range={range} />
-      <DeployErrors project={project} range={range} deploys={history.items} readWhen={history.answered} />
+      <WithChanges project={project} changes={changes}>
+        <DeployErrors project={project} range={range} markers={changes.markers} readWhen={history.answered} />
+      </WithChanges>
       <h2>Latest per service and environment</h2>
       <PagedTable
         list={latest}
@@ -40,7 +45,7 @@ export function DeploysPage({ project }: { project: string }) {
           { title: 'Environment', render: (deploy) => deploy.environment ?? '—' },
           { title: 'Version', render: (deploy) => deploy.version ?? '—' },
           { title: 'Status', render: (deploy) => (deploy.status ? <Badge value={deploy.status} tone={deploy.failed ? 'failed' : 'succeeded'} /> : '—') },
-          { title: 'Commit', render: (deploy) => <code>{deploy.commit?.slice(0, 10) ?? '—'}</code> },
+          { title: 'Commit', render: (deploy) => <CommitLink project={project} commit={deploy.commit} /> },
           { title: 'Deployed', render: (deploy) => <Time iso={deploy.deployedAt} /> },
           { title: 'Deploys', numeric: true, render: (deploy) => deploy.deploys },
         ]}
@@ -57,7 +62,7 @@ export function DeploysPage({ project }: { project: string }) {
           { title: 'Environment', render: (event) => event.data.environment ?? '—' },
           { title: 'Version', render: (event) => event.data.version ?? '—' },
           { title: 'Status', render: (event) => (event.data.status ? <Badge value={event.data.status} /> : '—') },
-          { title: 'Commit', render: (event) => <code>{event.data.commit?.slice(0, 10) ?? '—'}</code> },
+          { title: 'Commit', render: (event) => <CommitLink project={project} commit={event.data.commit} /> },
           { title: 'Release', render: (event) => deployRelease(event) ?? '—' },
           { title: 'Errors', render: (event) => <NewErrorsLink project={project} deploy={event} /> },
           {

@@ -5,6 +5,8 @@ import { Badge, BarChart, ConfirmButton, Json, LoadState, Table, Time, useAction
 import { useCanWrite } from '../identity.ts'
 import { Link, navigate, useLocation, withParams } from '../router.tsx'
 import { traceLogsHref } from '../components/log-links.tsx'
+import { SuspectCommitsPanel } from '../components/commits.tsx'
+import { GroupAssignee } from '../components/assignee.tsx'
 import type { components } from '../api-types.generated.ts'
 import '../components/investigation.css'
 
@@ -58,6 +60,8 @@ export function ErrorGroupPage({ project, fingerprint }: { project: string; fing
               {error && <span role="alert" class="error">{error}</span>}
             </div>
           )}
+          <GroupAssignee fingerprint={fingerprint} />
+          <SuspectCommitsPanel project={project} fingerprint={fingerprint} />
           <Breakdown project={project} group={group} />
           <TagFacets fingerprint={fingerprint} />
           <BarChart title="Events per day, last 14 days (UTC)" bars={group.countsPerDay.map((day) => ({ label: day.date.slice(5), value: day.count }))} />

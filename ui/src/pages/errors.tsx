@@ -5,6 +5,7 @@ import { Badge, Filters, PagedTable, Time } from '../components.tsx'
 import { useCanWrite } from '../identity.ts'
 import { Link, useFilters } from '../router.tsx'
 import { TimeRangeControl, useTimeRange } from '../components/time.tsx'
+import { useChanges, WithChanges } from '../components/changes.tsx'
 import { BulkActions, ErrorVolume } from '../components/error-stream.tsx'
 import type { components } from '../api-types.generated.ts'
 
@@ -42,6 +43,7 @@ export function ErrorGroupsPage({ project }: { project: string }) {
   const range = useTimeRange('7d')
   const list = usePaged<ErrorGroup>(`/api/errors/groups${queryString({ project_id: project, ...filters, from: range.from, to: range.listTo })}`)
   const canWrite = useCanWrite()
+  const changes = useChanges(project, range, { service: filters.service, environment: filters.environment }, list.answered)
   const [selected, setSelected] = useState<string[]>([])
   const toggle = (fingerprint: string, on: boolean) => setSelected((chosen) => (on ? [...chosen, fingerprint] : chosen.filter((item) => item !== fingerprint)))
   return (
@@ -78,7 +80,9 @@ export function ErrorGroupsPage({ project }: { project: string }) {
         ]}
       />
       <TimeRangeControl range={range} />
-      <ErrorVolume project={project} range={range} />
+      <WithChanges project={project} changes={changes}>
+        <ErrorVolume project={project} range={range} markers={changes.markers} />
+      </WithChanges>
       {canWrite && <BulkActions project={project} selected={selected} groups={list.items} onDone={() => (setSelected([]), list.reload())} />}
       <PagedTable
         list={list}

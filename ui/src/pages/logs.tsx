@@ -2,6 +2,7 @@ import type { TargetedSubmitEvent } from 'preact'
 import { queryString, useGet, usePaged } from '../api.ts'
 import { Badge, Filters, Json, PagedTable, Time, useInterval } from '../components.tsx'
 import { TimeRangeControl, useTimeRange } from '../components/time.tsx'
+import { useChanges, WithChanges } from '../components/changes.tsx'
 import { LogVolume, LogTraceLinks, TraceFilterChip } from '../components/log-links.tsx'
 import { Link, navigate, useFilters, useLocation, withParams } from '../router.tsx'
 import type { components } from '../api-types.generated.ts'
@@ -16,14 +17,15 @@ export function LogsPage({ project }: { project: string }) {
   const { params } = useLocation()
   const live = params.get('live') === '1'
   const fieldFilters = [...params.entries()].filter(([name]) => name.startsWith(FIELD_PREFIX))
-  const { q, level, module, trace_id } = useFilters(['q', 'level', 'module', 'trace_id'])
+  const { q, level, module, trace_id, service } = useFilters(['q', 'level', 'module', 'trace_id', 'service'])
   const range = useTimeRange('24h')
   const scope = { module, from: range.from, to: range.listTo }
-  const filters = { ...scope, q, level, trace_id, ...Object.fromEntries(fieldFilters) }
+  const filters = { ...scope, q, level, trace_id, service, ...Object.fromEntries(fieldFilters) }
   const list = usePaged<LogEvent>(`/api/modules/logs/events${queryString({ project_id: project, ...filters })}`)
   // The counts and the histogram are read once the logs have answered: the first rows do not wait behind them.
   const levels = useGet<LevelCounts>(list.answered ? `/api/modules/logs/levels${queryString({ project_id: project, ...scope })}` : null)
   useInterval(live, REFRESH_MS, list.reload)
+  const changes = useChanges(project, range, { service }, list.answered)
 
   return (
     <section>
@@ -33,12 +35,15 @@ export function LogsPage({ project }: { project: string }) {
           { name: 'q', label: 'Search text' },
           { name: 'level', label: 'Level' },
           { name: 'module', label: 'Module' },
+          { name: 'service', label: 'Service' },
         ]}
       />
       <TimeRangeControl range={range} />
       <FieldFilter active={fieldFilters} />
       {trace_id && <TraceFilterChip project={project} traceId={trace_id} />}
-      <LogVolume project={project} range={range} module={module} readWhen={list.answered} />
+      <WithChanges project={project} changes={changes}>
+        <LogVolume project={project} range={range} module={module} markers={changes.markers} readWhen={list.answered} />
+      </WithChanges>
       {levels.data && levels.data.total > 0 && (
         <p class="levels" aria-label="Logs per level">
           {levels.data.data.map((row) => (
@@ -57,6 +62,7 @@ export function LogsPage({ project }: { project: string }) {
         what="logs"
         emptyText="No log matches these filters."
         rowKey={(log) => log.id}
+        stackOnPhone
         columns={[
           { title: 'Time', render: (log) => <Time iso={log.ts} /> },
           { title: 'Level', render: (log) => (log.data.level ? <Badge value={log.data.level} tone={`level-${log.data.level.toLowerCase()}`} /> : '—') },

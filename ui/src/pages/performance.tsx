@@ -1,15 +1,25 @@
 import { queryString, useGet } from '../api.ts'
 import { Filters, LineChart, LoadState, Table } from '../components.tsx'
-import { TimeRangeControl, useTimeRange } from '../components/time.tsx'
-import { Link, useFilters, withParams } from '../router.tsx'
+import { absoluteTime, TimeRangeControl, useTimeRange, useZone } from '../components/time.tsx'
+import { useChanges, WithChanges } from '../components/changes.tsx'
+import { Link, navigate, useFilters, withParams } from '../router.tsx'
 import type { components } from '../api-types.generated.ts'
 
 type Summary = components['schemas']['PerformanceSummary']
 type Series = components['schemas']['PerformanceSeries']
 
+const UNIT_MS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 }
+
+/** `5m`, `1h`, `1d` (the series' `bucket`) in milliseconds. */
+function bucketMs(bucket: string): number {
+  const found = /^(\d+)([mhd])$/.exec(bucket)
+  return found ? Number(found[1]) * UNIT_MS[found[2]] : 3_600_000
+}
+
 export function PerformancePage({ project }: { project: string }) {
   const { metric: chosen, service: chosenService } = useFilters(['metric', 'service'])
   const range = useTimeRange('24h')
+  const zone = useZone()
   const scope = { service: chosenService, from: range.from, to: range.to }
   const summary = useGet<Summary>(`/api/modules/performance/summary${queryString({ project_id: project, ...scope })}`)
   const rows = summary.data?.data
@@ -17,6 +27,11 @@ export function PerformancePage({ project }: { project: string }) {
   const metric = chosen ?? rows?.[0]?.metric
   const service = scope.service ?? (chosen ? undefined : (rows?.[0]?.service ?? undefined))
   const series = useGet<Series>(metric ? `/api/modules/performance/series${queryString({ project_id: project, ...scope, service, metric })}` : null)
+  const changes = useChanges(project, range, { service }, summary.data !== undefined)
+  const width = series.data ? bucketMs(series.data.bucket) : 0
+  // A point opens the traces of the chart's service in its bucket, slowest first: the requests behind a jump.
+  const tracesAt = (startMs: number) => `/p/${project}/traces${queryString({ service, from: new Date(startMs).toISOString(), to: new Date(startMs + width).toISOString(), sort: 'duration' })}`
+  const unit = rows?.find((row) => row.metric === metric)?.unit ?? undefined
   return (
     <section>
       <h1>Performance</h1>
@@ -33,11 +48,23 @@ export function PerformancePage({ project }: { project: string }) {
           </h2>
           <LoadState loading={series.loading && !series.data} error={series.error} empty={series.data?.data.length === 0} emptyText="No values of this metric in the window (the series defaults to the last day)." what="the series" />
           {series.data && series.data.data.length > 0 && (
-            <LineChart
-              title={`p50, p95 and p99 per ${series.data.bucket}`}
-              unit={rows?.find((row) => row.metric === metric)?.unit ?? undefined}
-              series={(['p50', 'p95', 'p99'] as const).map((name) => ({ name, points: series.data!.data.map((bucket) => ({ x: Date.parse(bucket.start), y: bucket[name] })) }))}
-            />
+            <WithChanges project={project} changes={changes}>
+              <LineChart
+                title={`p50, p95 and p99 per ${series.data.bucket}`}
+                unit={unit}
+                fromMs={Date.parse(range.from)}
+                toMs={Date.parse(range.to)}
+                markers={changes.markers}
+                series={(['p50', 'p95', 'p99'] as const).map((name) => ({ name, points: series.data!.data.map((bucket) => ({ x: Date.parse(bucket.start), y: bucket[name] })) }))}
+                onSelect={{
+                  label: (startMs) => {
+                    const bucket = series.data!.data.find((point) => Date.parse(point.start) === startMs)
+                    return `Traces${service ? ` of ${service}` : ''} from ${absoluteTime(startMs, zone)}: p95 ${bucket?.p95 ?? '—'}${unit ? ` ${unit}` : ''}`
+                  },
+                  select: (startMs) => navigate(tracesAt(startMs)),
+                }}
+              />
+            </WithChanges>
           )}
         </>
       )}

@@ -2,6 +2,7 @@ import { queryString, usePaged } from '../api.ts'
 import { Filters, PagedTable, Time } from '../components.tsx'
 import { TimeRangeControl, useTimeRange } from '../components/time.tsx'
 import { Link, useFilters } from '../router.tsx'
+import { CodeHostSetting, CommitLink } from '../components/commits.tsx'
 import type { components } from '../api-types.generated.ts'
 
 type RepositoryEvent = components['schemas']['RepositoryEvent']
@@ -9,7 +10,6 @@ type RepositoryEvent = components['schemas']['RepositoryEvent']
 type Branch = components['schemas']['RepositoryBranch']
 type Author = components['schemas']['RepositoryAuthor']
 
-const Sha = ({ sha }: { sha: string | null | undefined }) => (sha ? <code title={sha}>{sha.slice(0, 10)}</code> : <span class="muted">—</span>)
 
 /** Branches and authors; with `branch` or `author` in the URL, the commits themselves. */
 export function RepositoryPage({ project }: { project: string }) {
@@ -24,6 +24,7 @@ export function RepositoryPage({ project }: { project: string }) {
       <h1>Repository</h1>
       <Filters fields={[{ name: 'repo', label: 'Repository', placeholder: 'owner/name' }, { name: 'branch', label: 'Branch' }, { name: 'author', label: 'Author' }]} />
       <TimeRangeControl range={range} />
+      <CodeHostSetting project={project} />
       {commitsView ? (
         <Commits project={project} filters={filters} />
       ) : (
@@ -53,7 +54,7 @@ function Branches({ project, window }: { project: string; window: Record<string,
           render: (branch) => (branch.branch === null ? '—' : <Link href={`/p/${project}/repository${queryString({ repo: branch.repo, branch: branch.branch })}`}>{branch.branch}</Link>),
         },
         { title: 'Commits', numeric: true, render: (branch) => branch.commits },
-        { title: 'Last commit', render: (branch) => <Sha sha={branch.lastCommit} /> },
+        { title: 'Last commit', render: (branch) => <CommitLink project={project} commit={branch.lastCommit} repo={branch.repo} /> },
         { title: 'By', render: (branch) => branch.lastAuthor ?? '—' },
         { title: 'Pushed', render: (branch) => <Time iso={branch.lastPushedAt} /> },
       ]}
@@ -72,7 +73,7 @@ function Authors({ project, window }: { project: string; window: Record<string, 
       columns={[
         { title: 'Author', render: (author) => <Link href={`/p/${project}/repository${queryString({ author: author.author })}`}>{author.author}</Link> },
         { title: 'Commits', numeric: true, render: (author) => author.commits },
-        { title: 'Latest', render: (author) => <>{author.lastRepo}{author.lastBranch ? `@${author.lastBranch}` : ''} <Sha sha={author.lastCommit} /></> },
+        { title: 'Latest', render: (author) => <>{author.lastRepo}{author.lastBranch ? `@${author.lastBranch}` : ''} <CommitLink project={project} commit={author.lastCommit} repo={author.lastRepo} /></> },
         { title: 'Last commit', render: (author) => <Time iso={author.lastCommitAt} /> },
       ]}
     />
@@ -93,7 +94,7 @@ function Commits({ project, filters }: { project: string; filters: Record<string
         emptyText="No commit matches."
         rowKey={(commit) => commit.id}
         columns={[
-          { title: 'Commit', render: (commit) => <Sha sha={commit.data.commit} /> },
+          { title: 'Commit', render: (commit) => <CommitLink project={project} commit={commit.data.commit} repo={commit.data.repo} /> },
           { title: 'Repository', render: (commit) => commit.data.repo },
           { title: 'Branch', render: (commit) => commit.data.branch ?? '—' },
           { title: 'Author', render: (commit) => commit.data.author ?? '—' },

@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact'
 import { useEffect, useRef } from 'preact/hooks'
 import { Badge } from '../components.tsx'
+import { navigate, withParams } from '../router.tsx'
 import type { components } from '../api-types.generated.ts'
 import { SpanErrors, type TraceOccurrence } from '../components/trace-links.tsx'
 
@@ -92,7 +93,17 @@ export function Waterfall({ project, trace, currentSpanId, errorsBySpan }: Water
   const colours = serviceColours(trace.services)
   const ticks = axisTicks(trace.durationMs)
   const currentSpan = useRef<HTMLLIElement>(null)
-  useEffect(() => currentSpan.current?.scrollIntoView({ block: 'center' }), [currentSpanId, trace])
+  // A span opened here is already in view; one a link named is scrolled to.
+  const openedHere = useRef<string | undefined>(undefined)
+  useEffect(() => {
+    if (openedHere.current !== currentSpanId) currentSpan.current?.scrollIntoView({ block: 'center' })
+  }, [currentSpanId, trace])
+  // Opening a span puts it in the URL (`?span=`), so that what a person looks at can be shared or reloaded.
+  const toggled = (spanId: string, open: boolean) => {
+    if (open === (spanId === currentSpanId)) return
+    openedHere.current = open ? spanId : undefined
+    navigate(withParams({ span: open ? spanId : undefined }), { replace: true })
+  }
   return (
     <>
       <ServiceLegend colours={colours} />
@@ -117,7 +128,7 @@ export function Waterfall({ project, trace, currentSpanId, errorsBySpan }: Water
             const current = span.spanId === currentSpanId
             return (
               <li class={error ? 'span-error' : undefined} aria-current={current ? 'true' : undefined} ref={current ? currentSpan : undefined}>
-                <details open={current}>
+                <details open={current} onToggle={(event) => toggled(span.spanId, event.currentTarget.open)}>
                   <summary>
                     <span class="span-name" style={{ paddingLeft: `${Math.min(depth, 12) * 0.9}em` }}>
                       {error && <Badge value="error" tone="failed" />}

@@ -1,6 +1,7 @@
 import { queryString, useGet, usePaged } from '../api.ts'
 import type { TargetedSubmitEvent } from 'preact'
-import { Filters, LoadState, PagedTable, Time } from '../components.tsx'
+import { Badge, Filters, LoadState, PagedTable, ScatterChart, Time } from '../components.tsx'
+import { useChanges, WithChanges } from '../components/changes.tsx'
 import { TimeRangeControl, useTimeRange } from '../components/time.tsx'
 import { Link, navigate, useFilters } from '../router.tsx'
 import { errorsBySpan, spanlessTraceLogsHref, TraceSignals, useTraceErrors } from '../components/trace-links.tsx'
@@ -12,9 +13,10 @@ type Trace = components['schemas']['Trace']
 type TraceDetail = components['schemas']['TraceDetail']
 
 export function TracesPage({ project }: { project: string }) {
-  const filters = useFilters(['service', 'min_duration_ms', 'error'])
+  const filters = useFilters(['service', 'min_duration_ms', 'error', 'attribute', 'sort'])
   const range = useTimeRange('24h')
   const list = usePaged<Trace>(`/api/traces${queryString({ project_id: project, ...filters, from: range.from, to: range.listTo })}`)
+  const changes = useChanges(project, range, { service: filters.service }, list.answered)
   return (
     <section>
       <h1>Traces</h1>
@@ -22,6 +24,7 @@ export function TracesPage({ project }: { project: string }) {
       <Filters
         fields={[
           { name: 'service', label: 'Service' },
+          { name: 'attribute', label: 'Attribute (span or resource)', placeholder: 'http.route=/api/quote' },
           { name: 'min_duration_ms', label: 'Slower than (ms)', placeholder: '500' },
           {
             name: 'error',
@@ -33,21 +36,42 @@ export function TracesPage({ project }: { project: string }) {
               ['false', 'without errors'],
             ],
           },
+          {
+            name: 'sort',
+            label: 'Order',
+            kind: 'select',
+            options: [
+              ['', 'newest first'],
+              ['duration', 'slowest first'],
+            ],
+          },
         ]}
       />
       <TimeRangeControl range={range} />
+      <WithChanges project={project} changes={changes}>
+        <ScatterChart
+          title={`Duration of the ${list.items.length} traces listed, by start`}
+          fromMs={Date.parse(range.from)}
+          toMs={Date.parse(range.to)}
+          unit="ms"
+          markers={changes.markers}
+          dots={list.items.map((trace) => ({ x: Date.parse(trace.startedAt), y: trace.durationMs, label: `${traceTitle(trace)}: ${formatMs(trace.durationMs)}`, href: `/p/${project}/traces/${encodeURIComponent(trace.traceId)}` }))}
+        />
+      </WithChanges>
       <PagedTable
         list={list}
         what="traces"
         emptyText="No trace matches: a trace is listed once its root span (a span without parentSpanId) has arrived."
         rowKey={(trace) => trace.traceId}
+        stackOnPhone
         columns={[
           {
             title: 'Trace',
             render: (trace) => (
-              <Link href={`/p/${project}/traces/${encodeURIComponent(trace.traceId)}`}>{trace.rootSpan?.name ?? trace.traceId}</Link>
+              <Link href={`/p/${project}/traces/${encodeURIComponent(trace.traceId)}`}>{traceTitle(trace)}</Link>
             ),
           },
+          { title: 'Status', render: (trace) => (trace.statusCode === null ? <span class="muted">—</span> : <Badge value={String(trace.statusCode)} tone={trace.statusCode >= 500 ? 'failed' : trace.statusCode >= 400 ? 'warn' : 'succeeded'} />) },
           { title: 'Services', render: (trace) => trace.services.join(', ') },
           { title: 'Spans', numeric: true, render: (trace) => trace.spanCount },
           { title: 'Duration', numeric: true, render: (trace) => formatMs(trace.durationMs) },
@@ -56,6 +80,12 @@ export function TracesPage({ project }: { project: string }) {
       />
     </section>
   )
+}
+
+/** `GET /api/quote`: the root span's name, with its route when the name does not already say it (OpenTelemetry HTTP servers name spans by method alone). */
+function traceTitle(trace: Trace): string {
+  const name = trace.rootSpan?.name ?? trace.traceId
+  return trace.route && !name.includes(trace.route) ? `${name} ${trace.route}` : name
 }
 
 export function TracePage({ project, traceId }: { project: string; traceId: string }) {

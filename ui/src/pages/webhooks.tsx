@@ -1,10 +1,12 @@
 import type { TargetedSubmitEvent } from 'preact'
 import { useState } from 'preact/hooks'
-import { api, queryString, useGet, usePaged } from '../api.ts'
+import { api, queryString, useGet, usePaged, type Page } from '../api.ts'
 import { Badge, ConfirmButton, Filters, Json, LoadState, OnceNotice, PagedTable, Table, Time, useAction } from '../components.tsx'
 import { useCanWrite } from '../identity.ts'
 import { Link, useFilters } from '../router.tsx'
-import { TimeRangeControl, useTimeRange } from '../components/time.tsx'
+import { bucketSecondsFor, TimeRangeControl, useTimeRange, type TimeRange } from '../components/time.tsx'
+import { useChanges, WithChanges } from '../components/changes.tsx'
+import { Histogram, type Marker } from '../components/histogram.tsx'
 import type { components } from '../api-types.generated.ts'
 
 type Schemas = components['schemas']
@@ -64,6 +66,7 @@ export function EndpointsPage({ project }: { project: string }) {
   const health = useGet<{ data: EndpointHealth[] }>(`/api/webhooks/endpoint-health${queryString({ project_id: project })}`)
   const healthOf = new Map(health.data?.data.map((row) => [row.endpointId, row]))
   const [sent, setSent] = useState<string>()
+  const [retried, setRetried] = useState<string>()
   const sendTest = (endpoint: Endpoint) =>
     run(async () => {
       const answer = await api<{ deliveries: { id: string }[] }>('POST', '/api/webhooks/deliver', {
@@ -88,6 +91,11 @@ export function EndpointsPage({ project }: { project: string }) {
       {canWrite && <NewEndpoint project={project} onCreated={(endpoint) => (setSecret({ title: `Endpoint ${endpoint.url} created`, value: endpoint.secret }), list.reload())} />}
       {secret && <OnceNotice title={secret.title} secrets={[['Signing secret', secret.value]]} onDone={() => setSecret(undefined)} />}
       {error && <p role="alert" class="error">{error}</p>}
+      {retried && (
+        <p class="state" role="status">
+          {retried} <Link href={`/p/${project}/webhooks/deliveries`}>See the deliveries</Link>.
+        </p>
+      )}
       {sent && (
         <p class="state" role="status">
           Test event sent: <Link href={`/p/${project}/webhooks/deliveries/${sent}`}>follow its delivery</Link>.
@@ -119,9 +127,21 @@ export function EndpointsPage({ project }: { project: string }) {
                       </button>
                     )}
                     <ConfirmButton label="Rotate secret" question={`Make a new signing secret for ${endpoint.url}? The old one keeps signing for the grace period.`} confirmLabel="Rotate" onConfirm={() => rotate(endpoint)} />
-                    <button type="button" onClick={() => setEnabled(endpoint, !endpoint.enabled)}>
-                      {endpoint.enabled ? 'Disable' : 'Enable'}
-                    </button>
+                    {endpoint.enabled && <RetrySince endpoint={endpoint} onDone={(count) => (setRetried(`${count} ${count === 1 ? 'delivery' : 'deliveries'} of ${endpoint.url} sent now.`), list.reload(), setTimeout(health.reload, 1500))} />}
+                    {endpoint.enabled ? (
+                      <ConfirmButton
+                        label="Disable"
+                        question={`Disable ${endpoint.url}?`}
+                        confirmLabel="Disable endpoint"
+                        onConfirm={() => api('PATCH', `/api/webhooks/endpoints/${endpoint.id}`, { enabled: false }).then(list.reload)}
+                      >
+                        <p>Nothing is sent to it while it is disabled, and no new event is queued for it. Its pending deliveries wait: they are sent as soon as you enable it again.</p>
+                      </ConfirmButton>
+                    ) : (
+                      <button type="button" onClick={() => setEnabled(endpoint, true)} title="sends the deliveries that waited for it at once">
+                        Enable
+                      </button>
+                    )}
                     <ConfirmButton danger label="Delete" question={`Delete the endpoint ${endpoint.url}? Its pending deliveries fail.`} confirmLabel="Delete endpoint" onConfirm={() => api('DELETE', `/api/webhooks/endpoints/${endpoint.id}`).then(list.reload)} />
                   </>
                 )}
@@ -195,6 +215,13 @@ export function DeliveriesPage({ project }: { project: string }) {
   const filters = useFilters(DELIVERY_FILTERS)
   const range = useTimeRange('7d')
   const list = usePaged<Delivery>(`/api/webhooks/deliveries${queryString({ project_id: project, ...filters, from: range.from, to: range.listTo })}`)
+  const changes = useChanges(project, range, {}, list.answered)
+  const canWrite = useCanWrite()
+  const [error, run] = useAction()
+  // Endpoints by name for the filter, read once the deliveries have answered.
+  const endpoints = useGet<Page<Endpoint>>(list.answered ? `/api/webhooks/endpoints${queryString({ project_id: project, limit: 500 })}` : null)
+  const endpointOptions: [string, string][] = [['', 'any'], ...(endpoints.data?.data ?? []).map((endpoint): [string, string] => [endpoint.id, endpoint.description ? `${endpoint.description} (${endpoint.url})` : endpoint.url])]
+  if (filters.endpoint_id && !endpointOptions.some(([id]) => id === filters.endpoint_id)) endpointOptions.push([filters.endpoint_id, filters.endpoint_id])
   return (
     <section>
       <h1>Webhook deliveries</h1>
@@ -212,11 +239,14 @@ export function DeliveriesPage({ project }: { project: string }) {
               ['failed', 'failed'],
             ],
           },
-          { name: 'endpoint_id', label: 'Endpoint id' },
+          { name: 'endpoint_id', label: 'Endpoint', kind: 'select', options: endpointOptions },
           { name: 'event_type', label: 'Event type' },
         ]}
       />
       <TimeRangeControl range={range} />
+      <WithChanges project={project} changes={changes}>
+        <DeliveryVolume deliveries={list.items} range={range} markers={changes.markers} />
+      </WithChanges>
       <PagedTable
         list={list}
         what="deliveries"
@@ -230,8 +260,22 @@ export function DeliveriesPage({ project }: { project: string }) {
           { title: 'Last response', render: (delivery) => (delivery.lastStatusCode === null ? <span class="muted">—</span> : `HTTP ${delivery.lastStatusCode}`) },
           { title: 'Endpoint', render: (delivery) => <code title={delivery.endpointId}>{delivery.endpointUrl}</code> },
           { title: 'Created', render: (delivery) => <Time iso={delivery.createdAt} /> },
+          ...(canWrite
+            ? [
+                {
+                  title: 'Retry',
+                  render: (delivery: Delivery) =>
+                    delivery.status === 'succeeded' ? null : (
+                      <button type="button" onClick={() => run(() => api('POST', `/api/webhooks/deliveries/${delivery.id}/retry`).then(list.reload))} aria-label={`Retry ${delivery.eventType} to ${delivery.endpointUrl} now`}>
+                        Retry now
+                      </button>
+                    ),
+                },
+              ]
+            : []),
         ]}
       />
+      {error && <p role="alert" class="error">{error}</p>}
     </section>
   )
 }
@@ -257,7 +301,7 @@ export function DeliveryPage({ project, delivery: deliveryId }: { project: strin
             {delivery.lastStatusCode !== null && <> · last answer HTTP {delivery.lastStatusCode}</>} · next{' '}
             <Time iso={delivery.nextAttemptAt} />
           </p>
-          {canWrite && delivery.status !== 'pending' && (
+          {canWrite && (
             <p class="actions">
               <button type="button" onClick={() => run(() => api('POST', `/api/webhooks/deliveries/${delivery.id}/retry`).then(detail.reload))}>
                 Retry now
@@ -319,5 +363,44 @@ function Headers({ headers }: { headers: Record<string, string> }) {
         </>
       ))}
     </dl>
+  )
+}
+
+/** The deliveries listed, per status over the range (from the page shown, no other read): a run of failures shows where it began. */
+function DeliveryVolume({ deliveries, range, markers }: { deliveries: Delivery[]; range: TimeRange; markers: Marker[] }) {
+  const bucketMs = bucketSecondsFor(range.spanMs) * 1000
+  const fromMs = Math.floor(Date.parse(range.from) / bucketMs) * bucketMs
+  const buckets = Array.from({ length: Math.ceil((Date.parse(range.to) - fromMs) / bucketMs) }, (_, index) => ({ start: new Date(fromMs + index * bucketMs).toISOString(), counts: {} as Record<string, number> }))
+  for (const delivery of deliveries) {
+    const bucket = buckets[Math.floor((Date.parse(delivery.createdAt) - fromMs) / bucketMs)]
+    if (bucket) bucket.counts[delivery.status] = (bucket.counts[delivery.status] ?? 0) + 1
+  }
+  return <Histogram title={`Deliveries listed (${deliveries.length}) over time, per outcome`} buckets={buckets} bucketMs={bucketMs} series={['failed', 'pending', 'succeeded']} tone={(status) => `delivery-${status}`} markers={markers} />
+}
+
+/** `datetime-local` text of a moment in UTC (the form reads it back as UTC). */
+const localInput = (ms: number) => new Date(ms).toISOString().slice(0, 16)
+
+/**
+ * Sends now every pending or failed delivery of the endpoint made since a time (the API's recover): by default
+ * since it began failing, else the last day.
+ */
+function RetrySince({ endpoint, onDone }: { endpoint: Endpoint; onDone(count: number): void }) {
+  const [since, setSince] = useState(localInput(endpoint.failingSince ? Date.parse(endpoint.failingSince) : Date.now() - 86_400_000))
+  return (
+    <ConfirmButton
+      label="Retry deliveries…"
+      question={`Send now every pending or failed delivery of ${endpoint.url} made after:`}
+      confirmLabel="Send them now"
+      onConfirm={async () => {
+        const answer = await api<{ deliveries: unknown[] }>('POST', `/api/webhooks/endpoints/${endpoint.id}/recover`, { since: new Date(`${since}:00Z`).toISOString() })
+        onDone(answer.deliveries.length)
+      }}
+    >
+      <label class="inline">
+        <span>From (UTC)</span>
+        <input type="datetime-local" value={since} onInput={(event) => setSince(event.currentTarget.value)} />
+      </label>
+    </ConfirmButton>
   )
 }
