@@ -16,6 +16,8 @@ import { coreMigrations, migrate } from './storage/migrations.ts'
 import { openStorage, type Storage } from './storage/storage.ts'
 import { storageOptions } from './storage-options.ts'
 import { webhookNotifications } from './webhooks/enqueue.ts'
+import { trackEventOutbox } from './metrics/metrics.ts'
+import type { OutboxState } from './storage/event-store.ts'
 
 /** Log lines held while standard output cannot be written; more are dropped. */
 const MAX_UNWRITTEN_LOG_BYTES = 16 * 1024 * 1024
@@ -86,6 +88,57 @@ export async function openMigratedStorage(config: Config, { stateOnly = false } 
   return storage
 }
 
+/**
+ * Applies what the event outbox holds (a crash's leftovers) before the portal serves, so that health says ok only
+ * then; while the event store cannot be written (a full disk) the portal starts without it, and health says why.
+ * Each outage and each recovery is logged, and counted in /metrics.
+ */
+async function startEventOutbox(storage: Storage, log: Logger): Promise<() => void> {
+  const outbox = storage.eventOutbox
+  if (!outbox) return () => {}
+  let reported: OutboxState | undefined
+  const report = (state: OutboxState) => {
+    if (state.unavailable) {
+      log.warn(
+        { reason: state.unavailable, backlogEvents: state.backlogEvents },
+        'event store unavailable: ingest goes on into the outbox up to EVENT_OUTBOX_MAX_EVENTS, reads of events waiting there answer 503; retrying',
+      )
+    } else {
+      const reopened = state.reopens > (reported?.reopens ?? 0)
+      log.info({ backlogEvents: state.backlogEvents, reopens: state.reopens }, reopened ? 'event store reopened without a restart, and available again' : 'event store available again')
+    }
+    reported = state
+  }
+  const unwatch = outbox.watch(report)
+  const untrack = trackEventOutbox(outbox)
+  try {
+    await outbox.ready()
+  } catch (error) {
+    if (!storage.isUnavailable(error)) {
+      unwatch()
+      untrack()
+      throw error
+    }
+  }
+  const state = outbox.state()
+  if (state.unavailable && !reported?.unavailable) report(state)
+  return () => {
+    unwatch()
+    untrack()
+  }
+}
+
+/** A clean stop's: the whole outbox applied to the event store within SHUTDOWN_TIMEOUT_SECONDS, or what is left said. */
+async function drainEventOutbox(storage: Storage, timeoutMs: number, log: Logger) {
+  if (!storage.eventOutbox) return
+  const left = await storage.eventOutbox.drain(timeoutMs)
+  if (left.backlogRows === 0) return log.info('event outbox applied to the event store')
+  log.warn(
+    { backlogEvents: left.backlogEvents, backlogRows: left.backlogRows, reason: left.unavailable, timeoutSeconds: timeoutMs / 1000 },
+    'stopping with events still in the outbox (SHUTDOWN_TIMEOUT_SECONDS): they are durable in the state database, and the next start applies them',
+  )
+}
+
 export interface RunningPortal {
   app: PortalServer
   ctx: PortalContext
@@ -105,6 +158,7 @@ export interface StartOptions {
 /** Opens storage, migrates, bootstraps identity and listens: what `portal serve` and the tests run. */
 export async function startPortal(config: Config, log: Logger = createLogger(config), options: StartOptions = {}): Promise<RunningPortal> {
   const storage = await openMigratedStorage(config)
+  const unwatchOutbox = await startEventOutbox(storage, log)
   const firstAdminToken = await bootstrapAdmin(storage.db, config.bootstrapToken)
   const rateLimiter = config.redisUrl
     ? createRedisRateLimiter(config.redisUrl, config.ingest.batchesPerSecond, log, config.redisTimeoutMs)
@@ -138,6 +192,8 @@ export async function startPortal(config: Config, log: Logger = createLogger(con
       await retention.stop()
       await app.close()
       for (const stop of stops) await stop?.()
+      await drainEventOutbox(storage, config.shutdownTimeoutMs, log)
+      unwatchOutbox()
       await rateLimiter.close()
       ctx.apiKeyPrincipals.close()
       if (invalidations !== storage.invalidations) await invalidations.close()

@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify'
 import type { PortalContext } from '../context.ts'
 import type { Principal } from '../http/auth.ts'
-import { refuseWhenBacklogged } from '../http/load-shedding.ts'
+import { refuseWhenBacklogged, refuseWhenOutboxFull } from '../http/load-shedding.ts'
 import { newId } from '../ids.ts'
 import { countIngestEvents } from '../metrics/metrics.ts'
 import { moduleByType, registeredAtRunTime } from '../modules/registry.ts'
@@ -27,7 +27,7 @@ export interface EventRejection {
  * thread where the database's writes would otherwise take the event loop's: IngestWriter).
  */
 export interface IngestPipeline {
-  /** 503 `overloaded` while too many events wait for their commit */
+  /** 503 while too many events wait for their commit (`overloaded`), or in the event store's outbox (EVENT_OUTBOX_MAX_EVENTS) */
   refuseWhenBacklogged(): void
   /** takes `events` events and one batch from the project's buckets; 429 with Retry-After past them */
   admit(principal: ApiKeyPrincipal, reply: FastifyReply, events: number): Promise<void>
@@ -44,7 +44,10 @@ export async function createIngestPipeline(ctx: PortalContext): Promise<IngestPi
     ? await IngestWriter.start(ctx, ctx.storage.writerLock)
     : createGroupCommitter<IngestBatch, boolean>(ctx.storage, (trx, batches) => writeIngestBatches(trx, ctx, batches), MAX_BATCHES_PER_TRANSACTION, (batch) => batch.accepted.length, 'ingest')
   return {
-    refuseWhenBacklogged: () => refuseWhenBacklogged(committer, ctx.config.loadShedding),
+    refuseWhenBacklogged() {
+      refuseWhenBacklogged(committer, ctx.config.loadShedding)
+      refuseWhenOutboxFull(ctx.storage.eventOutbox, ctx.config.eventOutboxMaxEvents, ctx.config.loadShedding.retryAfterSeconds)
+    },
     admit: (principal, reply, events) => admitToProject(ctx, principal, reply, events),
     check(projectId, events, receivedAt) {
       const accepted: AcceptedEvent[] = []
