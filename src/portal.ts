@@ -13,7 +13,9 @@ import { modules } from './modules/registry.ts'
 import { startRetentionJob, type RetentionJob } from './retention/job.ts'
 import { buildServer, type PortalServer } from './server.ts'
 import { coreMigrations, migrate } from './storage/migrations.ts'
-import { openStorage, type Storage } from './storage/storage.ts'
+import { isUnavailableAtOpen, openStorage, type Storage } from './storage/storage.ts'
+import { listenDuringOutage, OPEN_RETRY_SECONDS } from './health/outage-server.ts'
+import { describeError } from './health/routes.ts'
 import { storageOptions } from './storage-options.ts'
 import { webhookNotifications } from './webhooks/enqueue.ts'
 import { trackEventOutbox } from './metrics/metrics.ts'
@@ -84,7 +86,13 @@ function standardOutput(): pino.DestinationStream {
 export async function openMigratedStorage(config: Config, { stateOnly = false } = {}): Promise<Storage> {
   const options = storageOptions(config)
   const storage = await openStorage(config.databaseUrl, stateOnly ? { ...options, columnarTables: [] } : options)
-  await migrate(storage, [...allMigrations, ...storage.layoutMigrations])
+  try {
+    await migrate(storage, [...allMigrations, ...storage.layoutMigrations])
+  } catch (error) {
+    // closed, so that a later try (a start waiting out a full disk) can open the files again
+    await storage.close().catch(() => {})
+    throw error
+  }
   return storage
 }
 
@@ -155,11 +163,13 @@ export interface StartOptions {
   beforeListen?: (app: PortalServer) => void
 }
 
-/** Opens storage, migrates, bootstraps identity and listens: what `portal serve` and the tests run. */
-export async function startPortal(config: Config, log: Logger = createLogger(config), options: StartOptions = {}): Promise<RunningPortal> {
-  const storage = await openMigratedStorage(config)
+/** What `startPortal` builds over the opened storage before it listens. */
+async function openServer(config: Config, log: Logger, storage: Storage) {
   const unwatchOutbox = await startEventOutbox(storage, log)
-  const firstAdminToken = await bootstrapAdmin(storage.db, config.bootstrapToken)
+  const firstAdminToken = await bootstrapAdmin(storage.db, config.bootstrapToken).catch((error: unknown) => {
+    unwatchOutbox()
+    throw error
+  })
   const rateLimiter = config.redisUrl
     ? createRedisRateLimiter(config.redisUrl, config.ingest.batchesPerSecond, log, config.redisTimeoutMs)
     : createMemoryRateLimiter(config.ingest.batchesPerSecond)
@@ -175,7 +185,26 @@ export async function startPortal(config: Config, log: Logger = createLogger(con
     log,
     oidc: config.oidc && createOidcVerifier(config.oidc, storage.db),
   }
-  const app = await buildServer(ctx)
+  try {
+    return { unwatchOutbox, firstAdminToken, rateLimiter, invalidations, ctx, app: await buildServer(ctx) }
+  } catch (error) {
+    unwatchOutbox()
+    ctx.apiKeyPrincipals.close()
+    await rateLimiter.close()
+    if (invalidations !== storage.invalidations) await invalidations.close()
+    throw error
+  }
+}
+
+/** Opens storage, migrates, bootstraps identity and listens: what `portal serve` and the tests run. */
+export async function startPortal(config: Config, log: Logger = createLogger(config), options: StartOptions = {}): Promise<RunningPortal> {
+  const storage = await openMigratedStorage(config)
+  const opening = await openServer(config, log, storage).catch(async (error: unknown) => {
+    // closed, so that `startPortalThroughOutage` can open the files again
+    await storage.close().catch(() => {})
+    throw error
+  })
+  const { unwatchOutbox, firstAdminToken, rateLimiter, invalidations, ctx, app } = opening
   options.beforeListen?.(app)
   const stops = await Promise.all(modules.map((module) => module.start?.(ctx)))
   const address = await app.listen({ port: config.port, host: config.host })
@@ -199,5 +228,42 @@ export async function startPortal(config: Config, log: Logger = createLogger(con
       if (invalidations !== storage.invalidations) await invalidations.close()
       await storage.close()
     },
+  }
+}
+
+/**
+ * `startPortal` for `portal serve`: a database that cannot be opened because of an outage (a full disk, where SQLite
+ * cannot make its shared-memory file; PostgreSQL down) does not end the process. Until it can be, a stand-in answers
+ * on the portal's address (health 503 with the reason, everything else 503 `database_unavailable`), and the opening is
+ * tried again every OPEN_RETRY_SECONDS. Resolves to undefined when `stopping` aborts first.
+ */
+export async function startPortalThroughOutage(config: Config, log: Logger, stopping: AbortSignal): Promise<RunningPortal | undefined> {
+  try {
+    return await startPortal(config, log)
+  } catch (error) {
+    if (!(await isUnavailableAtOpen(config.databaseUrl, error))) throw error
+    let reason = describeError(error)
+    log.warn({ reason }, `the database cannot be opened: health and every request answer 503 while it is tried again every ${OPEN_RETRY_SECONDS} s`)
+    const standIn = await listenDuringOutage(config.host, config.port, () => reason)
+    try {
+      for (;;) {
+        await new Promise((resolve) => {
+          const timer = setTimeout(resolve, OPEN_RETRY_SECONDS * 1000)
+          stopping.addEventListener('abort', () => resolve(clearTimeout(timer)), { once: true })
+        })
+        if (stopping.aborted) return undefined
+        try {
+          await (await openMigratedStorage(config)).close()
+          break
+        } catch (retryError) {
+          if (!(await isUnavailableAtOpen(config.databaseUrl, retryError))) throw retryError
+          reason = describeError(retryError)
+        }
+      }
+    } finally {
+      await standIn.close()
+    }
+    log.info('the database opens again: starting')
+    return startPortal(config, log)
   }
 }

@@ -132,7 +132,7 @@ async function timedCheck(run: () => Promise<unknown>) {
     ])
     return { status: 'ok' as const, latencyMs: elapsed(started) }
   } catch (error) {
-    return { status: 'failing' as const, latencyMs: elapsed(started), error: describe(error) }
+    return { status: 'failing' as const, latencyMs: elapsed(started), error: describeError(error) }
   } finally {
     clearTimeout(timer)
   }
@@ -142,8 +142,8 @@ function elapsed(started: number) {
   return Math.round((performance.now() - started) * 100) / 100
 }
 
-// Driver messages can carry a connection string; keep the code and the first words only.
-function describe(error: unknown): string {
+/** A failure as health shows it. Driver messages can carry a connection string; the code and the first words only. */
+export function describeError(error: unknown): string {
   const code = (error as { code?: unknown })?.code
   const message = error instanceof Error ? error.message.replace(/\w+:\/\/\S+/g, '<url>').slice(0, 200) : 'unknown error'
   return code ? `${String(code)}: ${message}` : message

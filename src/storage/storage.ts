@@ -219,6 +219,16 @@ async function openDatabase(databaseUrl: string, options: StorageOptions): Promi
   return openPostgresStorage(databaseUrl, options)
 }
 
+/**
+ * Whether `error`, thrown while the database at `databaseUrl` was being opened and migrated, is an outage to wait out
+ * (a full disk where SQLite cannot make its shared-memory file; PostgreSQL down) rather than a configuration error or a bug.
+ */
+export async function isUnavailableAtOpen(databaseUrl: string, error: unknown): Promise<boolean> {
+  if (error instanceof StoreUnavailableError) return true
+  if (databaseUrl.startsWith('sqlite:')) return (await import('./sqlite/sqlite-storage.ts')).isSqliteUnavailable(error)
+  return (await import('./postgres/postgres-storage.ts')).isPostgresUnavailable(error)
+}
+
 /** `ping` for both dialects: one row upserted and committed. */
 export async function writeHealthProbe(db: Kysely<Database>): Promise<void> {
   const checkedAt = Date.now()
