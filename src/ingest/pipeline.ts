@@ -14,6 +14,9 @@ import { MAX_BATCHES_PER_TRANSACTION, writeIngestBatches, type IngestBatch } fro
 
 export type ApiKeyPrincipal = Extract<Principal, { kind: 'apiKey' }>
 
+/** Events checked between two turns of the event loop: a 5 MB batch of 19,000 logs took 0.5 s in one piece on a loaded machine. */
+const CHECK_SLICE = 2_000
+
 export interface EventRejection {
   /** zero-based position among the events handed in */
   index: number
@@ -31,8 +34,11 @@ export interface IngestPipeline {
   refuseWhenBacklogged(): void
   /** takes `events` events and one batch from the project's buckets; 429 with Retry-After past them */
   admit(principal: ApiKeyPrincipal, reply: FastifyReply, events: number): Promise<void>
-  /** checks `{ type, ts, data }` events one by one; those that pass are stamped with ids and `receivedAt` */
-  check(projectId: string, events: unknown[], receivedAt: number): { accepted: AcceptedEvent[]; rejected: EventRejection[] }
+  /**
+   * checks `{ type, ts, data }` events one by one; those that pass are stamped with ids and `receivedAt`. A large batch
+   * gives the event loop back every CHECK_SLICE events, so that health and small requests are not held behind it.
+   */
+  check(projectId: string, events: unknown[], receivedAt: number): Promise<{ accepted: AcceptedEvent[]; rejected: EventRejection[] }>
   /** writes a batch with any idempotency record; false when its key was held already (nothing written) */
   commit(batch: IngestBatch): Promise<boolean>
   close(): Promise<void>
@@ -49,15 +55,19 @@ export async function createIngestPipeline(ctx: PortalContext): Promise<IngestPi
       refuseWhenOutboxFull(ctx.storage.eventOutbox, ctx.config.eventOutboxMaxEvents, ctx.config.loadShedding.retryAfterSeconds)
     },
     admit: (principal, reply, events) => admitToProject(ctx, principal, reply, events),
-    check(projectId, events, receivedAt) {
+    async check(projectId, events, receivedAt) {
       const accepted: AcceptedEvent[] = []
       const rejected: EventRejection[] = []
-      events.forEach((raw, index) => {
-        const checked = checkEvent(raw)
-        if ('reason' in checked) return void rejected.push({ index, reason: checked.reason })
+      for (let index = 0; index < events.length; index++) {
+        if (index > 0 && index % CHECK_SLICE === 0) await new Promise((resolve) => setImmediate(resolve))
+        const checked = checkEvent(events[index])
+        if ('reason' in checked) {
+          rejected.push({ index, reason: checked.reason })
+          continue
+        }
         const event = { id: newId('evt', receivedAt), projectId, ts: checked.ts, receivedAt, data: checked.data }
         accepted.push({ module: checked.module, event, dataJson: checked.dataJson })
-      })
+      }
       countIngestEvents([], rejected.map(({ index }) => moduleByType.get((events[index] as { type?: unknown } | null)?.type as string)?.type ?? 'unknown'))
       return { accepted, rejected }
     },

@@ -161,7 +161,7 @@ export const sentryRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext; pipel
         const intake = route.read(body, receivedAt)
         if (intake.events.length > 0) {
           await pipeline.admit(principal, reply, intake.events.length)
-          const { accepted, rejected } = pipeline.check(principal.projectId, intake.events, receivedAt)
+          const { accepted, rejected } = await pipeline.check(principal.projectId, intake.events, receivedAt)
           if (accepted.length === 0) throw new ProblemError(400, 'invalid_event', `the event was refused: ${rejected.map((item) => item.reason).join('; ')}`)
           await pipeline.commit({ projectId: principal.projectId, key: undefined, response: { statusCode: 200, body: '' }, accepted })
         }
