@@ -160,7 +160,7 @@ export interface RunningPortal {
 
 export interface StartOptions {
   /** called with the built app before it listens: the tests add their response checks here */
-  beforeListen?: (app: PortalServer) => void
+  beforeListen?: (app: PortalServer) => void | Promise<void>
 }
 
 /** What `startPortal` builds over the opened storage before it listens. */
@@ -205,8 +205,8 @@ export async function startPortal(config: Config, log: Logger = createLogger(con
     throw error
   })
   const { unwatchOutbox, firstAdminToken, rateLimiter, invalidations, ctx, app } = opening
-  options.beforeListen?.(app)
   const stops = await Promise.all(modules.map((module) => module.start?.(ctx)))
+  await options.beforeListen?.(app)
   const address = await app.listen({ port: config.port, host: config.host })
 
   const retention = startRetentionJob(ctx)
@@ -238,32 +238,34 @@ export async function startPortal(config: Config, log: Logger = createLogger(con
  * tried again every OPEN_RETRY_SECONDS. Resolves to undefined when `stopping` aborts first.
  */
 export async function startPortalThroughOutage(config: Config, log: Logger, stopping: AbortSignal): Promise<RunningPortal | undefined> {
+  let standIn: { close(): Promise<void> } | undefined
+  let reason = ''
+  // The stand-in answers until the portal is about to listen on the same address, so that clients meet no refused connection.
+  const closeStandIn = async () => {
+    if (!standIn) return
+    await standIn.close()
+    standIn = undefined
+    log.info('the database opens again: the portal takes over from the stand-in')
+  }
   try {
-    return await startPortal(config, log)
-  } catch (error) {
-    if (!(await isUnavailableAtOpen(config.databaseUrl, error))) throw error
-    let reason = describeError(error)
-    log.warn({ reason }, `the database cannot be opened: health and every request answer 503 while it is tried again every ${OPEN_RETRY_SECONDS} s`)
-    const standIn = await listenDuringOutage(config.host, config.port, () => reason)
-    try {
-      for (;;) {
-        await new Promise((resolve) => {
-          const timer = setTimeout(resolve, OPEN_RETRY_SECONDS * 1000)
-          stopping.addEventListener('abort', () => resolve(clearTimeout(timer)), { once: true })
-        })
-        if (stopping.aborted) return undefined
-        try {
-          await (await openMigratedStorage(config)).close()
-          break
-        } catch (retryError) {
-          if (!(await isUnavailableAtOpen(config.databaseUrl, retryError))) throw retryError
-          reason = describeError(retryError)
+    for (;;) {
+      try {
+        return await startPortal(config, log, { beforeListen: closeStandIn })
+      } catch (error) {
+        if (!(await isUnavailableAtOpen(config.databaseUrl, error))) throw error
+        reason = describeError(error)
+        if (!standIn) {
+          log.warn({ reason }, `the database cannot be opened: health and every request answer 503 while it is tried again every ${OPEN_RETRY_SECONDS} s`)
+          standIn = await listenDuringOutage(config.host, config.port, () => reason)
         }
       }
-    } finally {
-      await standIn.close()
+      await new Promise((resolve) => {
+        const timer = setTimeout(resolve, OPEN_RETRY_SECONDS * 1000)
+        stopping.addEventListener('abort', () => resolve(clearTimeout(timer)), { once: true })
+      })
+      if (stopping.aborted) return undefined
     }
-    log.info('the database opens again: starting')
-    return startPortal(config, log)
+  } finally {
+    await standIn?.close()
   }
 }

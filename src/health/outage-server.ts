@@ -29,8 +29,9 @@ export async function listenDuringOutage(host: string, port: number, reason: () 
   return {
     close: () =>
       new Promise<void>((resolve) => {
+        // Answers in flight are finished; each closes its connection (`connection: close`).
         server.close(() => resolve())
-        server.closeAllConnections()
+        server.closeIdleConnections()
       }),
   }
 }

@@ -11,6 +11,8 @@ const CHECK_TIMEOUT_MS = 2000
  * failure shows within a second.
  */
 export const CHECK_REUSE_MS = 1000
+/** What a 503 of health tells a client to wait: as long as the event store waits between two tries. */
+const UNHEALTHY_RETRY_AFTER_SECONDS = 2
 
 const Check = named('HealthCheck', Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('failing')]),
@@ -67,6 +69,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = a
           200: { description: 'Every check passed', content: { 'application/json': { schema: Health } } },
           503: {
             description: 'A check failed; `checks` names it',
+            headers: { 'Retry-After': { type: 'integer', minimum: 0, description: 'seconds before the checks are worth asking again' } },
             content: {
               'application/json': {
                 schema: Health,
@@ -83,6 +86,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> = a
       const eventStore = outbox && checkEventStore(outbox.state(), ctx.config.eventOutboxMaxEvents)
       const checks = { database, authorization, ...(eventStore && { eventStore }), ...(identityProvider && { identityProvider }) }
       const ok = Object.values(checks).every((check) => check.status === 'ok')
+      if (!ok) reply.header('retry-after', String(UNHEALTHY_RETRY_AFTER_SECONDS))
       return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', checks })
     },
   )
