@@ -160,7 +160,9 @@ export interface RunningPortal {
 
 export interface StartOptions {
   /** called with the built app before it listens: the tests add their response checks here */
-  beforeListen?: (app: PortalServer) => void | Promise<void>
+  beforeListen?: (app: PortalServer) => void
+  /** called once the app is ready, just before it listens: the stand-in of a start through an outage gives up the address */
+  whenReady?: () => Promise<void>
 }
 
 /** What `startPortal` builds over the opened storage before it listens. */
@@ -206,7 +208,9 @@ export async function startPortal(config: Config, log: Logger = createLogger(con
   })
   const { unwatchOutbox, firstAdminToken, rateLimiter, invalidations, ctx, app } = opening
   const stops = await Promise.all(modules.map((module) => module.start?.(ctx)))
-  await options.beforeListen?.(app)
+  options.beforeListen?.(app)
+  await app.ready()
+  await options.whenReady?.()
   const address = await app.listen({ port: config.port, host: config.host })
 
   const retention = startRetentionJob(ctx)
@@ -250,7 +254,7 @@ export async function startPortalThroughOutage(config: Config, log: Logger, stop
   try {
     for (;;) {
       try {
-        return await startPortal(config, log, { beforeListen: closeStandIn })
+        return await startPortal(config, log, { whenReady: closeStandIn })
       } catch (error) {
         if (!(await isUnavailableAtOpen(config.databaseUrl, error))) throw error
         reason = describeError(error)

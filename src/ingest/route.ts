@@ -7,9 +7,9 @@ import { ProblemError, problemErrorHandler, problemResponses } from '../http/pro
 import { modules, eventTypes } from '../modules/registry.ts'
 import { named, pascalCase } from '../http/openapi-components.ts'
 import { exampleOf } from '../http/schema-example.ts'
-import { IDEMPOTENT_REPLAYED, findStoredResponse, idempotencyKeyOf, replay, type StoredResponse } from './idempotency.ts'
+import { IDEMPOTENT_REPLAYED, findStoredResponse, idempotencyKeyOf, isUuid, replay, type StoredResponse } from './idempotency.ts'
 import type { ApiKeyPrincipal, IngestPipeline } from './pipeline.ts'
-import { RATE_HEADERS, refuseWhileBucketEmpty } from './rate-limit.ts'
+import { bucketEmpty, RATE_HEADERS, refuseWhileBucketEmpty } from './rate-limit.ts'
 import { verifyIngestSignature } from './signature.ts'
 import { isPlainObject } from './validate-event.ts'
 
@@ -109,7 +109,13 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext; pipel
       validatorCompiler: () => () => true,
       onRequest: async (request, reply) => {
         refuseDeclaredOversize(request, maxBatchBytes)
-        refuseWhileBucketEmpty((request.principal as ApiKeyPrincipal).projectId, reply)
+        const { projectId } = request.principal as ApiKeyPrincipal
+        if (!bucketEmpty(projectId)) return
+        // A repeat of an answered request is replayed whatever the bucket holds (spec 4.1 rule 2): the handler does.
+        const header = request.headers['x-service-idempotency-key']
+        const key = typeof header === 'string' && isUuid(header) ? header.toLowerCase() : undefined
+        if (key !== undefined && (await findStoredResponse(ctx.storage.db, projectId, key))) return
+        refuseWhileBucketEmpty(projectId, reply)
       },
       errorHandler: (error, request, reply) => {
         const oversize = error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
@@ -157,8 +163,6 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext; pipel
     async (request, reply: FastifyReply) => {
       pipeline.refuseWhenBacklogged()
       const principal = request.principal as ApiKeyPrincipal
-      // Again: a batch admitted while this one's body arrived may have emptied the bucket, and parsing is the cost.
-      refuseWhileBucketEmpty(principal.projectId, reply)
       const body = Buffer.isBuffer(request.body) ? request.body : EMPTY_BODY
       verifyIngestSignature(ctx, principal.webhookSecretEncrypted, request.headers['x-service-signature'], body)
       requireJsonContentType(request.headers['content-type'])
@@ -168,6 +172,8 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext; pipel
         const stored = await findStoredResponse(ctx.storage.db, principal.projectId, key)
         if (stored) return replay(reply, stored)
       }
+      // Again, past the replay: a batch admitted while this one's body arrived may have emptied the bucket, and parsing is the cost.
+      refuseWhileBucketEmpty(principal.projectId, reply)
       const events = body.length < LARGE_BODY_BYTES ? parseEvents(body) : await inParseTurn(() => (refuseWhileBucketEmpty(principal.projectId, reply), parseEvents(body)))
 
       await pipeline.admit(principal, reply, events.length)
