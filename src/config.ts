@@ -17,6 +17,13 @@ export interface Config {
    * the SQLite database; unset, DuckDB unless the data folder already holds them as rows (docs/event-store.md)
    */
   eventStore: 'sqlite' | 'duckdb' | undefined
+  /**
+   * DuckDB event store only: acknowledged events waiting in the SQLite outbox to be applied to DuckDB, beyond which
+   * ingest is answered 503 until the backlog drains (a full disk keeps it from draining); 0: no bound
+   */
+  eventOutboxMaxEvents: number
+  /** how long a clean stop (SIGTERM) spends applying the event outbox to DuckDB before it exits anyway, saying what is left */
+  shutdownTimeoutMs: number
   dataDir: string
   secretKey: string | undefined
   bootstrapToken: string | undefined
@@ -96,6 +103,8 @@ export function loadConfig(env: Env = process.env): Config {
     databaseQueryTimeoutMs: integer(env, 'DATABASE_QUERY_TIMEOUT_MS', 15_000, 100, 3_600_000),
     sqliteSynchronous: oneOf(env, 'SQLITE_SYNCHRONOUS', 'full', ['full', 'normal']) as 'full' | 'normal',
     eventStore: eventStore(env),
+    eventOutboxMaxEvents: integer(env, 'EVENT_OUTBOX_MAX_EVENTS', 1_000_000, 0, 1e9),
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_SECONDS', 20, 0, 3600) * 1000,
     dataDir,
     secretKey: optional(env, 'PORTAL_SECRET_KEY'),
     bootstrapToken: bootstrapToken(env),

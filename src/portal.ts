@@ -13,12 +13,16 @@ import { modules } from './modules/registry.ts'
 import { startRetentionJob, type RetentionJob } from './retention/job.ts'
 import { buildServer, type PortalServer } from './server.ts'
 import { coreMigrations, migrate } from './storage/migrations.ts'
-import { openStorage, type Storage } from './storage/storage.ts'
+import { isUnavailableAtOpen, openStorage, type Storage } from './storage/storage.ts'
+import { listenDuringOutage, OPEN_RETRY_SECONDS } from './health/outage-server.ts'
+import { describeError } from './health/routes.ts'
 import { storageOptions } from './storage-options.ts'
 import { webhookNotifications } from './webhooks/enqueue.ts'
 import { alertMigrations } from './alerts/migrations.ts'
 import { startAlerting } from './alerts/evaluator.ts'
 import { withAlertTriggers } from './alerts/triggers.ts'
+import { trackEventOutbox } from './metrics/metrics.ts'
+import type { OutboxState } from './storage/event-store.ts'
 
 /** Log lines held while standard output cannot be written; more are dropped. */
 const MAX_UNWRITTEN_LOG_BYTES = 16 * 1024 * 1024
@@ -85,8 +89,65 @@ function standardOutput(): pino.DestinationStream {
 export async function openMigratedStorage(config: Config, { stateOnly = false } = {}): Promise<Storage> {
   const options = storageOptions(config)
   const storage = await openStorage(config.databaseUrl, stateOnly ? { ...options, columnarTables: [] } : options)
-  await migrate(storage, [...allMigrations, ...storage.layoutMigrations])
+  try {
+    await migrate(storage, [...allMigrations, ...storage.layoutMigrations])
+  } catch (error) {
+    // closed, so that a later try (a start waiting out a full disk) can open the files again
+    await storage.close().catch(() => {})
+    throw error
+  }
   return storage
+}
+
+/**
+ * Applies what the event outbox holds (a crash's leftovers) before the portal serves, so that health says ok only
+ * then; while the event store cannot be written (a full disk) the portal starts without it, and health says why.
+ * Each outage and each recovery is logged, and counted in /metrics.
+ */
+async function startEventOutbox(storage: Storage, log: Logger): Promise<() => void> {
+  const outbox = storage.eventOutbox
+  if (!outbox) return () => {}
+  let reported: OutboxState | undefined
+  const report = (state: OutboxState) => {
+    if (state.unavailable) {
+      log.warn(
+        { reason: state.unavailable, backlogEvents: state.backlogEvents },
+        'event store unavailable: ingest goes on into the outbox up to EVENT_OUTBOX_MAX_EVENTS, reads of events waiting there answer 503; retrying',
+      )
+    } else {
+      const reopened = state.reopens > (reported?.reopens ?? 0)
+      log.info({ backlogEvents: state.backlogEvents, reopens: state.reopens }, reopened ? 'event store reopened without a restart, and available again' : 'event store available again')
+    }
+    reported = state
+  }
+  const unwatch = outbox.watch(report)
+  const untrack = trackEventOutbox(outbox)
+  try {
+    await outbox.ready()
+  } catch (error) {
+    if (!storage.isUnavailable(error)) {
+      unwatch()
+      untrack()
+      throw error
+    }
+  }
+  const state = outbox.state()
+  if (state.unavailable && !reported?.unavailable) report(state)
+  return () => {
+    unwatch()
+    untrack()
+  }
+}
+
+/** A clean stop's: the whole outbox applied to the event store within SHUTDOWN_TIMEOUT_SECONDS, or what is left said. */
+async function drainEventOutbox(storage: Storage, timeoutMs: number, log: Logger) {
+  if (!storage.eventOutbox) return
+  const left = await storage.eventOutbox.drain(timeoutMs)
+  if (left.backlogRows === 0) return log.info('event outbox applied to the event store')
+  log.warn(
+    { backlogEvents: left.backlogEvents, backlogRows: left.backlogRows, reason: left.unavailable, timeoutSeconds: timeoutMs / 1000 },
+    'stopping with events still in the outbox (SHUTDOWN_TIMEOUT_SECONDS): they are durable in the state database, and the next start applies them',
+  )
 }
 
 export interface RunningPortal {
@@ -103,12 +164,17 @@ export interface RunningPortal {
 export interface StartOptions {
   /** called with the built app before it listens: the tests add their response checks here */
   beforeListen?: (app: PortalServer) => void
+  /** called once the app is ready, just before it listens: the stand-in of a start through an outage gives up the address */
+  whenReady?: () => Promise<void>
 }
 
-/** Opens storage, migrates, bootstraps identity and listens: what `portal serve` and the tests run. */
-export async function startPortal(config: Config, log: Logger = createLogger(config), options: StartOptions = {}): Promise<RunningPortal> {
-  const storage = await openMigratedStorage(config)
-  const firstAdminToken = await bootstrapAdmin(storage.db, config.bootstrapToken)
+/** What `startPortal` builds over the opened storage before it listens. */
+async function openServer(config: Config, log: Logger, storage: Storage) {
+  const unwatchOutbox = await startEventOutbox(storage, log)
+  const firstAdminToken = await bootstrapAdmin(storage.db, config.bootstrapToken).catch((error: unknown) => {
+    unwatchOutbox()
+    throw error
+  })
   const rateLimiter = config.redisUrl
     ? createRedisRateLimiter(config.redisUrl, config.ingest.batchesPerSecond, log, config.redisTimeoutMs)
     : createMemoryRateLimiter(config.ingest.batchesPerSecond)
@@ -124,9 +190,30 @@ export async function startPortal(config: Config, log: Logger = createLogger(con
     log,
     oidc: config.oidc && createOidcVerifier(config.oidc, storage.db),
   }
-  const app = await buildServer(ctx)
-  options.beforeListen?.(app)
+  try {
+    return { unwatchOutbox, firstAdminToken, rateLimiter, invalidations, ctx, app: await buildServer(ctx) }
+  } catch (error) {
+    unwatchOutbox()
+    ctx.apiKeyPrincipals.close()
+    await rateLimiter.close()
+    if (invalidations !== storage.invalidations) await invalidations.close()
+    throw error
+  }
+}
+
+/** Opens storage, migrates, bootstraps identity and listens: what `portal serve` and the tests run. */
+export async function startPortal(config: Config, log: Logger = createLogger(config), options: StartOptions = {}): Promise<RunningPortal> {
+  const storage = await openMigratedStorage(config)
+  const opening = await openServer(config, log, storage).catch(async (error: unknown) => {
+    // closed, so that `startPortalThroughOutage` can open the files again
+    await storage.close().catch(() => {})
+    throw error
+  })
+  const { unwatchOutbox, firstAdminToken, rateLimiter, invalidations, ctx, app } = opening
   const stops = await Promise.all(modules.map((module) => module.start?.(ctx)))
+  options.beforeListen?.(app)
+  await app.ready()
+  await options.whenReady?.()
   const address = await app.listen({ port: config.port, host: config.host })
 
   const retention = startRetentionJob(ctx)
@@ -143,10 +230,51 @@ export async function startPortal(config: Config, log: Logger = createLogger(con
       await stopAlerting()
       await app.close()
       for (const stop of stops) await stop?.()
+      await drainEventOutbox(storage, config.shutdownTimeoutMs, log)
+      unwatchOutbox()
       await rateLimiter.close()
       ctx.apiKeyPrincipals.close()
       if (invalidations !== storage.invalidations) await invalidations.close()
       await storage.close()
     },
+  }
+}
+
+/**
+ * `startPortal` for `portal serve`: a database that cannot be opened because of an outage (a full disk, where SQLite
+ * cannot make its shared-memory file; PostgreSQL down) does not end the process. Until it can be, a stand-in answers
+ * on the portal's address (health 503 with the reason, everything else 503 `database_unavailable`), and the opening is
+ * tried again every OPEN_RETRY_SECONDS. Resolves to undefined when `stopping` aborts first.
+ */
+export async function startPortalThroughOutage(config: Config, log: Logger, stopping: AbortSignal): Promise<RunningPortal | undefined> {
+  let standIn: { close(): Promise<void> } | undefined
+  let reason = ''
+  // The stand-in answers until the portal is about to listen on the same address, so that clients meet no refused connection.
+  const closeStandIn = async () => {
+    if (!standIn) return
+    await standIn.close()
+    standIn = undefined
+    log.info('the database opens again: the portal takes over from the stand-in')
+  }
+  try {
+    for (;;) {
+      try {
+        return await startPortal(config, log, { whenReady: closeStandIn })
+      } catch (error) {
+        if (!(await isUnavailableAtOpen(config.databaseUrl, error))) throw error
+        reason = describeError(error)
+        if (!standIn) {
+          log.warn({ reason }, `the database cannot be opened: health and every request answer 503 while it is tried again every ${OPEN_RETRY_SECONDS} s`)
+          standIn = await listenDuringOutage(config.host, config.port, () => reason)
+        }
+      }
+      await new Promise((resolve) => {
+        const timer = setTimeout(resolve, OPEN_RETRY_SECONDS * 1000)
+        stopping.addEventListener('abort', () => resolve(clearTimeout(timer)), { once: true })
+      })
+      if (stopping.aborted) return undefined
+    }
+  } finally {
+    await standIn?.close()
   }
 }

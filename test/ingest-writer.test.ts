@@ -17,7 +17,7 @@ for (const dialect of DIALECTS) {
       try {
         const project = await createProject(t)
         const events = Array.from({ length: EVENTS }, (_, i) => event('log', { level: i % 10 === 0 ? 'error' : 'info', module: `module-${i % 7}`, message: `line ${i}` }))
-        const { accepted } = pipeline.check(project.id, events, Date.now())
+        const { accepted } = await pipeline.check(project.id, events, Date.now())
         assert.equal(accepted.length, EVENTS)
 
         const eventLoop = watchEventLoop(2)

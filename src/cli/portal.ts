@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util'
 import { ConfigError, loadConfig } from '../config.ts'
 import { createAccessToken, createOrganization, DEFAULT_ORG_ID } from '../identity/store.ts'
-import { allMigrations, createLogger, openMigratedStorage, startPortal } from '../portal.ts'
+import { allMigrations, createLogger, openMigratedStorage, startPortalThroughOutage, type RunningPortal } from '../portal.ts'
 import { migrate } from '../storage/migrations.ts'
 import { openStorage } from '../storage/storage.ts'
 import { backupEmbedded, BackupError } from '../backup/backup.ts'
@@ -70,7 +70,23 @@ async function main(argv: string[]) {
 
 async function serve(config: ReturnType<typeof loadConfig>) {
   const log = createLogger(config)
-  const portal = await startPortal(config, log)
+  const stopping = new AbortController()
+  let portal: RunningPortal | undefined
+  const stop = async (signal: string) => {
+    log.info({ signal }, 'shutting down')
+    stopping.abort()
+    // A portal still starting is closed by `serve` once it has started.
+    if (!portal) return
+    await portal.close()
+    process.exit(0)
+  }
+  process.once('SIGTERM', () => void stop('SIGTERM'))
+  process.once('SIGINT', () => void stop('SIGINT'))
+  portal = await startPortalThroughOutage(config, log, stopping.signal)
+  if (!portal || stopping.signal.aborted) {
+    await portal?.close()
+    process.exit(0)
+  }
   if (portal.firstAdminToken) {
     // Printed once, to the terminal and not through the logger: logs never carry credentials.
     process.stdout.write(
@@ -79,13 +95,6 @@ async function serve(config: ReturnType<typeof loadConfig>) {
     )
   }
   log.info({ url: portal.url, database: portal.ctx.storage.dialect }, 'portal listening')
-  const stop = async (signal: string) => {
-    log.info({ signal }, 'shutting down')
-    await portal.close()
-    process.exit(0)
-  }
-  process.once('SIGTERM', () => void stop('SIGTERM'))
-  process.once('SIGINT', () => void stop('SIGINT'))
 }
 
 class UsageError extends Error {}

@@ -1,6 +1,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import type { Config } from '../config.ts'
 import type { GroupCommitter } from '../storage/group-commit.ts'
+import type { EventOutbox } from '../storage/event-store.ts'
 import { ProblemError } from './problem.ts'
 
 /** The 503 of spec part 7: the portal sheds load and the client retries after `Retry-After`. */
@@ -20,6 +21,25 @@ export function refuseWhenBacklogged(committer: Pick<GroupCommitter<unknown, unk
   if (maxPendingEvents > 0 && committer.backlog >= maxPendingEvents) {
     throw overloaded(`events waiting for the database: ${committer.backlog}, limit ${maxPendingEvents}`, retryAfterSeconds)
   }
+}
+
+/**
+ * Refuses ingest while the event store's outbox holds `maxEvents` or more acknowledged events not yet applied: while
+ * DuckDB cannot be written (a full disk), each batch admitted is a backlog the same disk must hold, and reads of it
+ * wait for an apply that cannot happen. `database_unavailable` while the store refuses writes, `overloaded` while it is
+ * only behind. The count is the outbox's last (refreshed every 250 ms), so a burst may pass the bound by that much.
+ */
+export function refuseWhenOutboxFull(outbox: EventOutbox | undefined, maxEvents: number, retryAfterSeconds: number): void {
+  if (!outbox || maxEvents === 0) return
+  const { backlogEvents, unavailable } = outbox.state()
+  if (backlogEvents < maxEvents) return
+  if (!unavailable) throw overloaded(`events waiting to be applied to the event store: ${backlogEvents}, EVENT_OUTBOX_MAX_EVENTS ${maxEvents}`, retryAfterSeconds)
+  throw new ProblemError(
+    503,
+    'database_unavailable',
+    `the event store cannot be written (${unavailable}) and ${backlogEvents} acknowledged events wait for it, EVENT_OUTBOX_MAX_EVENTS ${maxEvents}; retry once it can`,
+    { 'retry-after': '5' },
+  )
 }
 
 const DELAY_RESOLUTION_MS = 10

@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { named } from './openapi-components.ts'
 import { afterOwedAnswers } from './connections.ts'
-import { PoolExhaustedError } from '../storage/storage.ts'
+import { PoolExhaustedError, StoreUnavailableError } from '../storage/storage.ts'
 import { countRefusal } from '../metrics/metrics.ts'
 
 /** A failure with a stable `code`; the error handler turns it into an RFC 9457 problem response. */
@@ -198,7 +198,8 @@ export function problemErrorHandler(isUnavailable: (error: unknown) => boolean) 
     }
     if (isUnavailable(error)) {
       request.log.warn({ err: error }, 'database unavailable')
-      return sendProblem(reply, 503, 'database_unavailable', 'the database cannot be reached or refuses writes; retry shortly', { 'retry-after': '5' })
+      const detail = error instanceof StoreUnavailableError ? `the event store cannot be read or written now (${error.reason})` : 'the database cannot be reached or refuses writes'
+      return sendProblem(reply, 503, 'database_unavailable', `${detail}; retry shortly`, { 'retry-after': '5' })
     }
     const status = error.statusCode ?? 500
     if (status >= 400 && status < 500) return sendProblem(reply, status, snakeCode(error.code, status), error.message)

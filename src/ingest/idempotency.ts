@@ -21,6 +21,10 @@ export interface StoredResponse {
 }
 
 /** The `X-Service-Idempotency-Key` header, checked to be a UUID; undefined when absent. */
+export function isUuid(text: string): boolean {
+  return UUID.test(text)
+}
+
 export function idempotencyKeyOf(header: string | string[] | undefined): string | undefined {
   if (header === undefined) return undefined
   if (typeof header !== 'string' || !UUID.test(header)) {

@@ -56,7 +56,7 @@ port.on('message', async (message: WriterMessage) => {
     writing = open(message.config, message.writerThread)
     return writing.then(
       () => answer({ kind: 'ready' }),
-      (error: Error) => answer({ kind: 'unopened', error: { message: error.message, name: error.name } }),
+      (error: Error) => answer({ kind: 'unopened', error: { message: error.message, name: error.name, code: (error as { code?: string }).code } }),
     )
   }
   if (message.kind === 'close') {

@@ -21,7 +21,7 @@ export type WriterMessage =
 
 export type WriterAnswer =
   | { kind: 'ready' }
-  | { kind: 'unopened'; error: { message: string; name: string } }
+  | { kind: 'unopened'; error: { message: string; name: string; code?: string } }
   | { kind: 'written'; id: number; stored: boolean; forgotApiKeys: boolean }
   | { kind: 'failed'; id: number; error: { message: string; code?: string; name: string; pool?: ConstructorParameters<typeof PoolExhaustedError> } }
   | { kind: 'commit'; batches: number; seconds: number }
@@ -154,7 +154,8 @@ export class IngestWriter implements GroupCommitter<IngestBatch, boolean> {
   private async answered(worker: Worker, answer: WriterAnswer) {
     if (answer.kind === 'commit') return observeCommit('ingest', answer.batches, answer.seconds)
     if (answer.kind === 'ready') return this.opened?.resolve()
-    if (answer.kind === 'unopened') return this.opened?.reject(Object.assign(new Error(answer.error.message), { name: answer.error.name }))
+    // with its code, which tells an outage (a full disk at start) from a bug
+    if (answer.kind === 'unopened') return this.opened?.reject(Object.assign(new Error(answer.error.message), { name: answer.error.name, code: answer.error.code }))
     if (answer.kind === 'closed') return this.closed?.()
     const waiting = this.pending.get(answer.id)
     if (!waiting) return

@@ -18,6 +18,10 @@ export interface RateDecision {
   resetSeconds: number
   /** seconds until this batch would be admitted; 0 when admitted */
   retryAfterSeconds: number
+  /** for how many ms, after this decision, a bucket stays below one token, so that any batch with an event is refused */
+  emptyForMs: number
+  /** that bucket, and its limit */
+  empty?: { bucket: 'events' | 'batches'; limit: number }
   /** which limiter decided: `redis` shared across instances, or `memory` in this process */
   source: 'memory' | 'redis'
 }
@@ -42,14 +46,45 @@ export async function admitToProject(ctx: PortalContext, principal: Extract<Prin
   reply.header('ratelimit-limit', decision.limit)
   reply.header('ratelimit-remaining', decision.remaining)
   reply.header('ratelimit-reset', decision.resetSeconds)
-  if (!decision.allowed) {
-    throw new ProblemError(
-      429,
-      'rate_limited',
-      `the project's ${decision.bucket} limit of ${decision.limit} per second is reached; retry after ${decision.retryAfterSeconds} s`,
-      { 'retry-after': String(decision.retryAfterSeconds) },
-    )
-  }
+  if (decision.emptyForMs > 0) emptyBuckets.set(principal.projectId, { decision, until: Date.now() + decision.emptyForMs })
+  if (!decision.allowed) throw rateLimited(decision, decision.retryAfterSeconds)
+}
+
+/**
+ * Projects whose bucket a decision left below one token (a large batch admitted into debt, or a refusal), until it
+ * refills: meanwhile any batch with an event is refused whatever it holds, so ingest refuses it before reading and
+ * parsing its body. Under twenty clients sending 5 MB batches, parsing the refused ones kept the event loop, and
+ * health with it, busy for seconds. Other instances sharing the buckets through Redis only take more tokens, so the
+ * refusal stays right; the debt admits no batch before `until` whichever instance asks.
+ */
+const emptyBuckets = new Map<string, { decision: RateDecision; until: number }>()
+const MAX_EMPTY_BUCKETS = 10_000
+
+/** Whether the project's bucket is below one token now: any batch with an event would be refused. */
+export function bucketEmpty(projectId: string): boolean {
+  const empty = emptyBuckets.get(projectId)
+  return empty !== undefined && Date.now() < empty.until
+}
+
+/** The 429 `admitToProject` would give any batch of the project now, without looking at the batch; else nothing. */
+export function refuseWhileBucketEmpty(projectId: string, reply: FastifyReply): void {
+  const empty = emptyBuckets.get(projectId)
+  if (!empty) return
+  const now = Date.now()
+  if (now >= empty.until) return void emptyBuckets.delete(projectId)
+  if (emptyBuckets.size > MAX_EMPTY_BUCKETS) for (const [project, { until }] of emptyBuckets) if (until <= now) emptyBuckets.delete(project)
+  const { bucket, limit } = empty.decision.empty ?? empty.decision
+  const retryAfterSeconds = Math.max(1, Math.ceil((empty.until - now) / 1000))
+  reply.header('ratelimit-limit', limit)
+  reply.header('ratelimit-remaining', 0)
+  reply.header('ratelimit-reset', retryAfterSeconds)
+  throw rateLimited({ bucket, limit }, retryAfterSeconds)
+}
+
+function rateLimited(decision: Pick<RateDecision, 'bucket' | 'limit'>, retryAfterSeconds: number) {
+  return new ProblemError(429, 'rate_limited', `the project's ${decision.bucket} limit of ${decision.limit} per second is reached; retry after ${retryAfterSeconds} s`, {
+    'retry-after': String(retryAfterSeconds),
+  })
 }
 
 export interface IngestRateLimiter {
@@ -95,6 +130,9 @@ function describe(
   const retryAfter = allowed
     ? 0
     : Math.max(eventsOk ? 0 : (eventsNeeded - eventTokens) / eventsPerSecond, batchTokens >= 1 ? 0 : (1 - batchTokens) / batchesPerSecond)
+  const eventsEmptyFor = next.events >= 1 ? 0 : (1 - next.events) / eventsPerSecond
+  const batchesEmptyFor = next.batches >= 1 ? 0 : (1 - next.batches) / batchesPerSecond
+  const emptyFor = Math.max(eventsEmptyFor, batchesEmptyFor)
   return {
     allowed,
     bucket,
@@ -102,6 +140,8 @@ function describe(
     remaining: Math.max(0, Math.floor(tokens)),
     resetSeconds: Math.ceil((rate - tokens) / rate),
     retryAfterSeconds: Math.ceil(retryAfter),
+    emptyForMs: Math.floor(emptyFor * 1000),
+    ...(emptyFor > 0 && { empty: eventsEmptyFor >= batchesEmptyFor ? { bucket: 'events' as const, limit: eventsPerSecond } : { bucket: 'batches' as const, limit: batchesPerSecond } }),
   }
 }
 

@@ -7,9 +7,9 @@ import { ProblemError, problemErrorHandler, problemResponses } from '../http/pro
 import { modules, eventTypes } from '../modules/registry.ts'
 import { named, pascalCase } from '../http/openapi-components.ts'
 import { exampleOf } from '../http/schema-example.ts'
-import { IDEMPOTENT_REPLAYED, findStoredResponse, idempotencyKeyOf, replay, type StoredResponse } from './idempotency.ts'
+import { IDEMPOTENT_REPLAYED, findStoredResponse, idempotencyKeyOf, isUuid, replay, type StoredResponse } from './idempotency.ts'
 import type { ApiKeyPrincipal, IngestPipeline } from './pipeline.ts'
-import { RATE_HEADERS } from './rate-limit.ts'
+import { bucketEmpty, RATE_HEADERS, refuseWhileBucketEmpty } from './rate-limit.ts'
 import { verifyIngestSignature } from './signature.ts'
 import { isPlainObject } from './validate-event.ts'
 
@@ -77,6 +77,21 @@ export const IngestResponse = named(
 
 const EMPTY_BODY = Buffer.alloc(0)
 
+/** A body this large takes long enough to parse (5 MB: 50–200 ms) that parsing two at once would keep other requests waiting. */
+const LARGE_BODY_BYTES = 256 * 1024
+let parseTurns: Promise<unknown> = Promise.resolve()
+
+/**
+ * Runs `parse` once the large bodies before it are parsed, each in a macrotask of its own: between two, health and
+ * small requests get the event loop, so that twenty 5 MB batches arriving at once delay them by one parse, not twenty.
+ * The turn also looks at the bucket again, which the batch admitted before it may have emptied.
+ */
+function inParseTurn<T>(parse: () => T): Promise<T> {
+  const turn = parseTurns.then(() => new Promise((resolve) => setImmediate(resolve))).then(parse)
+  parseTurns = turn.catch(() => {})
+  return turn
+}
+
 export const ingestRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext; pipeline: IngestPipeline }> = async (app, { ctx, pipeline }) => {
   const maxBatchBytes = ctx.config.ingest.maxBatchBytes
   const handleError = problemErrorHandler(ctx.storage.isUnavailable)
@@ -92,7 +107,16 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext; pipel
       bodyLimit: maxBatchBytes,
       // Documentation only: malformed events are reported in `rejected` with 200, never as a schema 400.
       validatorCompiler: () => () => true,
-      onRequest: async (request) => refuseDeclaredOversize(request, maxBatchBytes),
+      onRequest: async (request, reply) => {
+        refuseDeclaredOversize(request, maxBatchBytes)
+        const { projectId } = request.principal as ApiKeyPrincipal
+        if (!bucketEmpty(projectId)) return
+        // A repeat of an answered request is replayed whatever the bucket holds (spec 4.1 rule 2): the handler does.
+        const header = request.headers['x-service-idempotency-key']
+        const key = typeof header === 'string' && isUuid(header) ? header.toLowerCase() : undefined
+        if (key !== undefined && (await findStoredResponse(ctx.storage.db, projectId, key))) return
+        refuseWhileBucketEmpty(projectId, reply)
+      },
       errorHandler: (error, request, reply) => {
         const oversize = error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
         return handleError.call(app, oversize ? batchTooLarge(maxBatchBytes) : error, request, reply)
@@ -103,6 +127,7 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext; pipel
         summary: 'Ingest a signed batch of events',
         description:
           'Checks run in this order: 401 bearer, 413 size, 403 signature, 415 content type, 400 JSON and `events`, 429 rate, then each event. ' +
+          'While a refusal has left the project’s bucket empty, a batch is answered 429 from its headers, before its body is read (any batch with an event would be refused). ' +
           'Malformed events are listed in `rejected`; the others are stored and committed before the 200. ' +
           '503 `overloaded` at any point while the portal sheds load: its event loop lags, or LOAD_SHED_MAX_PENDING_EVENTS events already wait for their commit.',
         security: [{ apiKey: [] }],
@@ -147,11 +172,13 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext; pipel
         const stored = await findStoredResponse(ctx.storage.db, principal.projectId, key)
         if (stored) return replay(reply, stored)
       }
-      const events = parseEvents(body)
+      // Again, past the replay: a batch admitted while this one's body arrived may have emptied the bucket, and parsing is the cost.
+      refuseWhileBucketEmpty(principal.projectId, reply)
+      const events = body.length < LARGE_BODY_BYTES ? parseEvents(body) : await inParseTurn(() => (refuseWhileBucketEmpty(principal.projectId, reply), parseEvents(body)))
 
       await pipeline.admit(principal, reply, events.length)
 
-      const { accepted, rejected } = pipeline.check(principal.projectId, events, Date.now())
+      const { accepted, rejected } = await pipeline.check(principal.projectId, events, Date.now())
       const response: StoredResponse = { statusCode: 200, body: JSON.stringify({ accepted: accepted.length, rejected }) }
 
       const stored = await pipeline.commit({ projectId: principal.projectId, key, response, accepted })

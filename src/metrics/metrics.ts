@@ -123,6 +123,53 @@ new Gauge({
   },
 })
 
+interface OutboxStates {
+  state(): { backlogEvents: number; backlogRows: number; unavailable?: string; outages: number; reopens: number }
+}
+
+const outboxes = new Set<OutboxStates>()
+const sumOf = (value: (state: ReturnType<OutboxStates['state']>) => number) => [...outboxes].reduce((sum, outbox) => sum + value(outbox.state()), 0)
+
+new Gauge({
+  name: 'portal_event_outbox_events',
+  help: 'Acknowledged events in the event outbox not yet applied to the DuckDB event store (ingest answers 503 past EVENT_OUTBOX_MAX_EVENTS); absent without DuckDB',
+  registers,
+  collect() {
+    this.reset()
+    if (outboxes.size > 0) this.set(sumOf((state) => state.backlogEvents))
+  },
+})
+
+new Gauge({
+  name: 'portal_event_store_up',
+  help: '1 while events can be applied to the DuckDB event store and read from it, 0 during an outage (a full disk, a database DuckDB invalidated); absent without DuckDB',
+  registers,
+  collect() {
+    this.reset()
+    if (outboxes.size > 0) this.set(sumOf((state) => (state.unavailable ? 0 : 1)) === outboxes.size ? 1 : 0)
+  },
+})
+
+new Counter({
+  name: 'portal_event_store_outages_total',
+  help: 'Times the DuckDB event store became unable to apply or serve events',
+  registers,
+  collect() {
+    this.reset()
+    this.inc(sumOf((state) => state.outages))
+  },
+})
+
+new Counter({
+  name: 'portal_event_store_reopens_total',
+  help: 'Times the portal reopened the DuckDB event store after DuckDB invalidated it, without a restart',
+  registers,
+  collect() {
+    this.reset()
+    this.inc(sumOf((state) => state.reopens))
+  },
+})
+
 const webhookAttempts = new Counter({
   name: 'portal_webhook_attempts_total',
   help: 'Finished webhook attempts by status (succeeded, failed, timeout, network_error, refused, interrupted)',
@@ -200,6 +247,12 @@ export function trackBacklog(committer: string, backlog: () => number): () => vo
 export function trackPool(pool: PoolStats): () => void {
   pools.add(pool)
   return () => pools.delete(pool)
+}
+
+/** Makes an event outbox part of the event store series until the returned function is called. */
+export function trackEventOutbox(outbox: OutboxStates): () => void {
+  outboxes.add(outbox)
+  return () => outboxes.delete(outbox)
 }
 
 export function countWebhookAttempts(statuses: string[]): void {

@@ -24,6 +24,38 @@ export interface EventStore extends Pick<Storage, 'jsonText' | 'jsonPathText' | 
   nthNewest(rows: EventRows, n: number): Promise<EventPosition | undefined>
 }
 
+/**
+ * The outbox of a columnar event store (DuckDB on the embedded default, docs/event-store.md) and that store's
+ * state: what health, `/metrics`, ingest's admission and a clean stop need to know.
+ */
+export interface EventOutbox {
+  state(): OutboxState
+  /**
+   * Opens the store and applies what the outbox holds (a crash's leftovers at start); rejects with
+   * StoreUnavailableError while it cannot, and keeps trying in the background.
+   */
+  ready(): Promise<void>
+  /** Applies the whole outbox, rows committed meanwhile included, for up to `timeoutMs`; resolves to what is left. */
+  drain(timeoutMs: number): Promise<OutboxState>
+  /** Calls `listener` each time the store becomes unavailable or available again; returns the unsubscribe. */
+  watch(listener: (state: OutboxState) => void): () => void
+}
+
+export interface OutboxState {
+  /** events written to the outbox (acknowledged) and not yet applied to the event store, and the outbox rows holding them */
+  backlogEvents: number
+  backlogRows: number
+  /** whether every row the outbox held at start has been applied: until then, reads may wait */
+  started: boolean
+  /** why events cannot be applied or read now (no space left on device, …); absent while they can */
+  unavailable?: string
+  /** since when (epoch ms) they cannot */
+  unavailableSince?: number
+  /** outages so far, and the times the store was reopened (after its engine invalidated it) */
+  outages: number
+  reopens: number
+}
+
 /** A query of event rows, filtered but not yet selected, ordered or limited. */
 export type EventRows = SelectQueryBuilder<any, any, {}>
 

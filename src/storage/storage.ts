@@ -2,7 +2,7 @@ import type { Compilable, CompiledQuery, Kysely, RawBuilder, SelectQueryBuilder 
 import type { PercentileRow, ValuesQuery } from './percentiles.ts'
 import type { Migration } from './migrations.ts'
 import { tablesOf, type Connection, type Database } from './tables.ts'
-import type { EventStore } from './event-store.ts'
+import type { EventOutbox, EventStore } from './event-store.ts'
 import { withPromotedFields } from './promoted-fields.ts'
 
 /** Column types that differ between the databases; migrations take them instead of asking which database runs. */
@@ -74,6 +74,8 @@ export interface Storage {
   eventsOf(table: string): EventStore
   /** The event tables this storage keeps in its columnar event store (DuckDB); absent, none. */
   readonly columnarTables?: readonly string[]
+  /** The outbox that feeds the columnar event store, and that store's state; absent where events are written with the state. */
+  readonly eventOutbox?: EventOutbox
   /**
    * Set where this database's writes run on the event loop's thread (SQLite's, in a file): a worker thread
    * that opens the same database with `StorageOptions.writerThread` (this lock) writes beside this storage,
@@ -89,7 +91,10 @@ export interface Storage {
   readonly layoutMigrations: Migration[]
   /** Tells the portals sharing this database that something they keep in memory changed. */
   readonly invalidations: InvalidationChannel
-  /** True when an error means the database cannot be reached or written right now. */
+  /**
+   * True when an error means the database (or the event store) cannot be reached, read or written right now: an
+   * outage (a 503 and a retry), not a bug. The one place that tells the two apart, per database.
+   */
   isUnavailable(error: unknown): boolean
   /**
    * True when an error ended a transaction only because another ran at the same time (PostgreSQL's deadlock
@@ -150,6 +155,17 @@ export class PoolExhaustedError extends Error {
   }
 }
 
+/**
+ * A store that cannot be read or written now (a full disk, a read-only file system, a handle its engine gave up on
+ * after a failed write): a 503 `database_unavailable`, while the portal retries and reopens it when it can.
+ * `reason` is what an operator is told (health, logs): never a path or a secret.
+ */
+export class StoreUnavailableError extends Error {
+  constructor(readonly reason: string) {
+    super(`the event store is unavailable: ${reason}`)
+  }
+}
+
 /** DATABASE_POOL_WAIT_MS's default. */
 export const DEFAULT_POOL_WAIT_MS = 5_000
 
@@ -201,6 +217,16 @@ async function openDatabase(databaseUrl: string, options: StorageOptions): Promi
   }
   const { openPostgresStorage } = await import('./postgres/postgres-storage.ts')
   return openPostgresStorage(databaseUrl, options)
+}
+
+/**
+ * Whether `error`, thrown while the database at `databaseUrl` was being opened and migrated, is an outage to wait out
+ * (a full disk where SQLite cannot make its shared-memory file; PostgreSQL down) rather than a configuration error or a bug.
+ */
+export async function isUnavailableAtOpen(databaseUrl: string, error: unknown): Promise<boolean> {
+  if (error instanceof StoreUnavailableError) return true
+  if (databaseUrl.startsWith('sqlite:')) return (await import('./sqlite/sqlite-storage.ts')).isSqliteUnavailable(error)
+  return (await import('./postgres/postgres-storage.ts')).isPostgresUnavailable(error)
 }
 
 /** `ping` for both dialects: one row upserted and committed. */

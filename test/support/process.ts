@@ -32,14 +32,15 @@ export interface PortalProcess {
 }
 
 /**
- * Runs `portal serve` as its own process (what `npm start` runs) and waits until its health answers ok.
+ * Runs `portal serve` as its own process (what `npm start` runs) and waits until its health answers ok (with
+ * `waitFor: 'answer'`, until health answers at all: a portal started on a full disk answers 503).
  * Its output comes through pipes, or goes to `logFile` as with `npm start > portal.log`. The wait is long
  * because `npm test` runs files concurrently: a start competes with other files' portals for the CPU.
  * A `launcher` (`['prlimit', '--nofile=256']`) runs it, as a supervisor would.
  */
 export async function spawnPortal(
   env: Record<string, string>,
-  { timeoutMs = 120_000, logFile, launcher = [] }: { timeoutMs?: number; logFile?: string; launcher?: string[] } = {},
+  { timeoutMs = 120_000, logFile, launcher = [], waitFor = 'ok' }: { timeoutMs?: number; logFile?: string; launcher?: string[]; waitFor?: 'ok' | 'answer' } = {},
 ): Promise<PortalProcess> {
   const port = env.PORT ? Number(env.PORT) : await freePort()
   const logFd = logFile === undefined ? undefined : fs.openSync(logFile, 'a')
@@ -61,7 +62,8 @@ export async function spawnPortal(
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`portal exited with ${child.exitCode ?? child.signalCode}: ${output()}`)
     try {
-      if ((await fetch(`${url}/api/health`)).status === 200) return { child, url, output }
+      const { status } = await fetch(`${url}/api/health`)
+      if (status === 200 || waitFor === 'answer') return { child, url, output }
     } catch {
       // not listening yet
     }

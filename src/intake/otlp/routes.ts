@@ -193,7 +193,7 @@ export const otlpRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext; pipelin
         const receivedAt = Date.now()
         const translation = translateBody(signal, message, encoding, receivedAt)
         await pipeline.admit(principal, reply, translation.events.length)
-        const { accepted, rejected } = pipeline.check(principal.projectId, translation.events, receivedAt)
+        const { accepted, rejected } = await pipeline.check(principal.projectId, translation.events, receivedAt)
         if (accepted.length > 0) {
           await pipeline.commit({ projectId: principal.projectId, key: undefined, response: { statusCode: 200, body: '' }, accepted })
         }

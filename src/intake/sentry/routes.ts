@@ -200,7 +200,7 @@ export const sentryRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext; pipel
         const intake = route.read(body, receivedAt)
         if (intake.events.length > 0) {
           await pipeline.admit(principal, reply, intake.events.length)
-          const { accepted, rejected } = pipeline.check(principal.projectId, intake.events, receivedAt)
+          const { accepted, rejected } = await pipeline.check(principal.projectId, intake.events, receivedAt)
           // All or nothing: a 200 that stored part of a request would lose the rest unseen.
           if (rejected.length > 0) {
             throw new ProblemError(400, 'invalid_event', `nothing was stored: ${rejected.map((item) => `${intake.origins[item.index]}: ${item.reason}`).join('; ')}`)

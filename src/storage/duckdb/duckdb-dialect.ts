@@ -15,27 +15,42 @@ import {
   type TransactionSettings,
 } from 'kysely'
 
+/** Where the reads of the event store run, and what they pass through (src/storage/duckdb/duckdb-events.ts). */
+export interface DuckdbReads {
+  /** the connection reads run on now: the store may have been reopened since the last; throws while it is unavailable */
+  connection(): DuckDBConnection
+  /**
+   * runs before a query first reads a table in one use of the connection (one query, or the queries of a
+   * `connection()`): the event store's read barrier, given the tables the query names (none known, as in raw SQL: all)
+   */
+  beforeQuery(tables: string[] | undefined): Promise<void>
+  /** what a query that failed throws instead of DuckDB's error: an outage becomes StoreUnavailableError */
+  failed(error: unknown): unknown
+}
+
 /**
  * Kysely over one DuckDB connection. DuckDB speaks PostgreSQL's SQL for everything the module reads
  * build ($n parameters, `->>`, `ilike`, window functions), so PostgreSQL's compiler serves; the
  * driver is the few lines that run a compiled query; BIGINTs come back as numbers. (kysely-duckdb 0.4 on npm would add
  * @duckdb/duckdb-wasm and web-worker as peers for the same few lines.)
- *
- * `beforeQuery` runs before a query first reads a table in one use of the connection (one query, or the
- * queries of a `connection()`): the event store's read barrier, given the tables the query names (none
- * known, as in raw SQL: all).
  */
 export class DuckdbDialect implements Dialect {
-  constructor(
-    private readonly connection: DuckDBConnection,
-    private readonly beforeQuery: (tables: string[] | undefined) => Promise<void> = async () => {},
-  ) {}
+  private readonly driver: DuckdbDriver
+
+  constructor(reads: DuckdbReads) {
+    this.driver = new DuckdbDriver(reads)
+  }
+
+  /** Settles once no query runs on the connection (the one running may still end): before the connection is closed. */
+  idle(): Promise<void> {
+    return this.driver.idle()
+  }
 
   createAdapter(): DialectAdapter {
     return new PostgresAdapter()
   }
   createDriver(): Driver {
-    return new DuckdbDriver(this.connection, this.beforeQuery)
+    return this.driver
   }
   createQueryCompiler(): QueryCompiler {
     return new PostgresQueryCompiler()
@@ -51,8 +66,8 @@ class DuckdbDriver implements Driver {
   private destroyed = false
   private readonly wrapped: DuckdbConnection
 
-  constructor(connection: DuckDBConnection, beforeQuery: (tables: string[] | undefined) => Promise<void>) {
-    this.wrapped = new DuckdbConnection(connection, beforeQuery)
+  constructor(reads: DuckdbReads) {
+    this.wrapped = new DuckdbConnection(reads)
   }
 
   async init() {}
@@ -87,6 +102,13 @@ class DuckdbDriver implements Driver {
     this.destroyed = true
     await this.queue
   }
+
+  async idle() {
+    for (let queue = this.queue; ; queue = this.queue) {
+      await queue
+      if (queue === this.queue) return
+    }
+  }
 }
 
 class DuckdbConnection implements DatabaseConnection {
@@ -94,18 +116,18 @@ class DuckdbConnection implements DatabaseConnection {
   /** the tables whose barrier this use of the connection has passed; `all` once a query named none */
   passed = new Set<string>()
 
-  constructor(
-    private readonly connection: DuckDBConnection,
-    private readonly beforeQuery: (tables: string[] | undefined) => Promise<void>,
-  ) {}
+  constructor(private readonly reads: DuckdbReads) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     if (!this.passed.has(ALL)) {
       const tables = query.query.kind === 'RawNode' ? undefined : [...tablesIn(query.query)].filter((table) => !this.passed.has(table))
-      if (tables === undefined || tables.length > 0) await this.beforeQuery(tables)
+      if (tables === undefined || tables.length > 0) await this.reads.beforeQuery(tables)
       for (const table of tables ?? [ALL]) this.passed.add(table)
     }
-    const reader = await this.connection.runAndReadAll(query.sql, query.parameters.map(toDuckdbValue))
+    const connection = this.reads.connection()
+    const reader = await connection.runAndReadAll(query.sql, query.parameters.map(toDuckdbValue)).catch((error: unknown) => {
+      throw this.reads.failed(error)
+    })
     const writes = /^\s*(insert|update|delete)\b/i.test(query.sql)
     const rows = (writes ? [] : reader.getRowObjectsJS().map(numbersOfBigints)) as R[]
     return { rows, numAffectedRows: writes ? BigInt(reader.rowsChanged) : undefined }

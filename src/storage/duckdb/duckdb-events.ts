@@ -1,21 +1,26 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import zlib from 'node:zlib'
-import { DuckDBInstance, listValue } from '@duckdb/node-api'
+import { DuckDBInstance, listValue, type DuckDBConnection } from '@duckdb/node-api'
 import { Kysely, sql, type Generated } from 'kysely'
 import { percentilesAtRanks } from '../percentiles.ts'
-import { likePattern, type SpaceManagement, type Storage } from '../storage.ts'
-import { nthNewestByOffset, type EventPosition, type EventRows, type EventStore } from '../event-store.ts'
+import { likePattern, StoreUnavailableError, type SpaceManagement, type Storage } from '../storage.ts'
+import { nthNewestByOffset, type EventOutbox, type EventPosition, type EventRows, type EventStore, type OutboxState } from '../event-store.ts'
 import { tablesOf, type Connection, type Database } from '../tables.ts'
 import type { Migration } from '../migrations.ts'
 import { DuckdbDialect } from './duckdb-dialect.ts'
 import { eventsFileBeside, tablesWithRows } from './events-file.ts'
+import { describeDuckdbFailure, duckdbFailure, isLockConflict } from './duckdb-failures.ts'
 
 /** The materialiser applies the outbox this often under steady ingest, or sooner once this many events wait. */
 const MATERIALISE_EVERY_MS = 250
 const MATERIALISE_EVENTS = 16_000
 /** Outbox rows one DuckDB transaction applies at most. */
 const ROWS_PER_PASS = 256
+/** While DuckDB cannot apply the outbox (a full disk), how often it is tried again: a pass, or a reopen. */
+const RETRY_EVERY_MS = 2_000
+/** How long a close spends applying what is left when nobody drained the outbox before it (the portal does). */
+const CLOSE_DRAIN_MS = 10_000
 
 const outboxMigration: Migration = {
   name: 'sqlite/002_event_outbox',
@@ -110,25 +115,133 @@ export async function withDuckdbEvents(storage: Storage, file: string, columnarT
   // DuckDB's lock on the file is the process's (POSIX locks are): it refuses another process, not a second
   // portal of this one, whose own instance and materialiser would write the same file beside the first's.
   if (openHere.has(duckdbFile)) throw new Error(`${duckdbFile} is open by another portal in this process; one portal holds a data folder's DuckDB event store`)
-  const instance = await DuckDBInstance.create(duckdbFile, { threads: '1' })
-  openHere.add(duckdbFile)
-  // The materialiser's transactions run on their own connection; reads see what it has committed.
-  const connection = await instance.connect()
-  const inDuckdb = new Set((await connection.runAndReadAll('select table_name from duckdb_tables()')).getRows().map(([name]) => String(name)))
-  const tables = columnarTables.filter((table) => inDuckdb.has(table) || !withRows.includes(table))
-  const readConnection = await instance.connect()
   const state = tablesOf<OutboxTables>(storage.db)
   const schemas = new Map<string, { name: string; type: ColumnType }[]>()
+  /** The open database: the materialiser's connection (its transactions), and the one reads run on, which see what it has committed. */
+  let opened: { instance: DuckDBInstance; connection: DuckDBConnection; readConnection: DuckDBConnection } | undefined
+  let tables: readonly string[]
+  /** Why events cannot be applied or read now, and when the next try is due. */
+  let outage: { reason: string; since: number; retryAt: number } | undefined
+  let outages = 0
+  let reopens = 0
+  let backlog = { events: 0, rows: 0 }
+  const listeners = new Set<(state: OutboxState) => void>()
   let started: Promise<void> | null = null
+  /** whether the open database's start (the outbox it found applied) has finished */
+  let startedOk = false
   // The pass (or backup) that holds the materialiser's connection; every caller meanwhile shares it.
   let running: Promise<number> | null = null
+  let reopening: Promise<void> | null = null
+  let closing: Promise<void> = Promise.resolve()
   let appliedUpto = 0
   let pendingEvents = 0
   let closed = false
 
+  async function openFile() {
+    const instance = await DuckDBInstance.create(duckdbFile, { threads: '1' })
+    try {
+      return { instance, connection: await instance.connect(), readConnection: await instance.connect() }
+    } catch (error) {
+      instance.closeSync()
+      throw error
+    }
+  }
+
+  openHere.add(duckdbFile)
+  try {
+    opened = await openFile()
+    const inDuckdb = new Set((await opened.connection.runAndReadAll('select table_name from duckdb_tables()')).getRows().map(([name]) => String(name)))
+    tables = columnarTables.filter((table) => inDuckdb.has(table) || !withRows.includes(table))
+  } catch (error) {
+    // A file DuckDB cannot open now (a full disk at start) is waited out, reopened in the background, when every
+    // table is DuckDB's anyway; which tables it holds of a folder with rows in SQLite too cannot be known without it.
+    if (opened || isLockConflict(error) || !duckdbFailure(error) || withRows.length > 0) {
+      opened?.instance.closeSync()
+      openHere.delete(duckdbFile)
+      throw error
+    }
+    tables = columnarTables
+    beginOutage(describeDuckdbFailure(error))
+  }
+
+  function stateOf(): OutboxState {
+    return { backlogEvents: backlog.events, backlogRows: backlog.rows, started: startedOk, unavailable: outage?.reason, unavailableSince: outage?.since, outages, reopens }
+  }
+
+  function notify() {
+    for (const listener of listeners) listener(stateOf())
+  }
+
+  function beginOutage(reason: string) {
+    const now = Date.now()
+    if (!outage) outages++
+    const changed = outage?.reason !== reason
+    outage = { reason, since: outage?.since ?? now, retryAt: now + RETRY_EVERY_MS }
+    if (changed) notify()
+  }
+
+  function endOutage() {
+    if (!outage) return
+    outage = undefined
+    notify()
+  }
+
+  /** The materialiser's connection, or StoreUnavailableError while the database is not open. */
+  function connectionNow(): DuckDBConnection {
+    if (!opened) throw new StoreUnavailableError(outage?.reason ?? 'the DuckDB event store is closed')
+    return opened.connection
+  }
+
+  /**
+   * What a DuckDB call that failed throws: an outage (recorded for health, retried) as StoreUnavailableError, which
+   * is a 503; a database DuckDB has invalidated is also closed, and reopened by the timer; anything else as it is (a bug).
+   */
+  function failed(error: unknown): unknown {
+    if (error instanceof StoreUnavailableError) return error
+    const failure = duckdbFailure(error)
+    if (!failure) return error
+    const reason = describeDuckdbFailure(error)
+    beginOutage(reason)
+    if (failure === 'invalidated' && opened) {
+      const old = opened
+      opened = undefined
+      started = null
+      startedOk = false
+      closing = closeOpened(old)
+    }
+    return new StoreUnavailableError(reason)
+  }
+
+  /** Closes an invalidated database once the pass and the read running on it have ended (they fail at once). */
+  async function closeOpened(old: NonNullable<typeof opened>) {
+    while (running) await running.catch(() => {})
+    await dialect.idle()
+    for (const close of [() => old.readConnection.closeSync(), () => old.connection.closeSync(), () => old.instance.closeSync()]) {
+      try {
+        close()
+      } catch {
+        // an invalidated database may refuse its own close; the handle is let go either way
+      }
+    }
+  }
+
+  /** Opens the file again after DuckDB invalidated it (or could not open it at start); its start applies what waits. */
+  async function reopen() {
+    await closing
+    try {
+      opened = await openFile()
+    } catch (error) {
+      beginOutage(describeDuckdbFailure(error))
+      return
+    }
+    reopens++
+    await pass(true).catch(() => {})
+  }
+
   // The DuckDB tables take the SQLite tables' columns once migrations have made them; no index:
   // DuckDB's row groups keep min/max per column, and the rows arrive in time order.
   async function start() {
+    const connection = connectionNow()
     const existing = new Set((await connection.runAndReadAll('select table_name, column_name from duckdb_columns()')).getRows().map(([table, column]) => `${table}.${column}`))
     for (const table of tables) await syncTable(table, existing)
     await connection.run('create table if not exists outbox_applied (upto bigint not null)')
@@ -138,6 +251,7 @@ export async function withDuckdbEvents(storage: Storage, file: string, columnarT
     // Rows a crash left between the DuckDB commit and the delete: applied already, so only deleted.
     await state.deleteFrom('event_outbox').where('seq', '<=', appliedUpto).execute()
     while ((await applyPass()) === ROWS_PER_PASS);
+    startedOk = true
   }
 
   /**
@@ -145,6 +259,7 @@ export async function withDuckdbEvents(storage: Storage, file: string, columnarT
    * (a start that ran while the migrations did, or an upgrade), whose rows would otherwise fail every insert.
    */
   async function syncTable(table: string, existing?: Set<string>) {
+    const connection = connectionNow()
     const { rows } = await sql<{ name: string; type: string }>`select name, type from pragma_table_info(${table})`.execute(state)
     if (rows.length === 0) throw new Error(`${table} is not made yet: its migrations have not run`)
     const columns = rows.map((row) => ({ name: row.name, type: duckdbType(row.type) }))
@@ -160,11 +275,12 @@ export async function withDuckdbEvents(storage: Storage, file: string, columnarT
   const ready = () =>
     (started ??= start().catch((error: unknown) => {
       started = null
-      throw error
+      throw failed(error)
     }))
 
   /** Applies up to ROWS_PER_PASS committed outbox rows in one DuckDB transaction; returns how many. */
   async function applyPass(): Promise<number> {
+    const connection = connectionNow()
     // Through Kysely, which queues behind an open ingest transaction: rows it has not committed are not seen.
     const rows = (await state
       .selectFrom('event_outbox')
@@ -196,7 +312,8 @@ export async function withDuckdbEvents(storage: Storage, file: string, columnarT
       if (process.env.PORTAL_TEST_CRASH_IN_MATERIALISER === 'before-duckdb-commit') process.kill(process.pid, 'SIGKILL')
       await connection.run('commit')
     } catch (error) {
-      // A commit that failed (a full disk) has ended the transaction already: its error is the one to tell.
+      // A commit that failed (a full disk) has ended the transaction already: its error is the one to tell. A commit
+      // that is durable but whose checkpoint failed invalidates the database: the start after the reopen finds `upto`.
       await connection.run('rollback').catch(() => {})
       throw error
     }
@@ -207,31 +324,75 @@ export async function withDuckdbEvents(storage: Storage, file: string, columnarT
     return rows.length
   }
 
-  /** One materialiser pass, or the one running, which the caller shares; resolves to the rows it applied (-1: a backup's turn). */
-  function pass(): Promise<number> {
-    running ??= ready()
+  /**
+   * One materialiser pass, or the one running, which the caller shares; resolves to the rows it applied (-1: a
+   * backup's turn). During an outage it fails at once until the next try is due (`force`: a stop's, try now),
+   * so that reads arriving meanwhile answer 503 without each retrying the writes that failed.
+   */
+  function pass(force = false): Promise<number> {
+    if (running) return running
+    if (outage && !force && Date.now() < outage.retryAt) return Promise.reject(new StoreUnavailableError(outage.reason))
+    running = ready()
       .then(applyPass)
+      .then(
+        (applied) => {
+          if (opened) endOutage()
+          return applied
+        },
+        (error: unknown) => {
+          throw failed(error)
+        },
+      )
       .finally(() => (running = null))
     return running
   }
 
-  /** Applies the whole outbox, rows committed meanwhile included: the background timer's and a close's. */
+  /** Applies the whole outbox, rows committed meanwhile included: the background timer's. */
   async function applyAll(): Promise<void> {
     pendingEvents = 0
     while ((await pass()) === ROWS_PER_PASS);
   }
 
-  /**
-   * Runs `work` while no materialiser pass runs and none starts; passes and reads asked for meanwhile wait
-   * for it. A backup copies SQLite and then DuckDB under it, so `outbox_applied.upto` in the copy never runs
-   * past the outbox's sequence in the copy (a restored portal would take the next rows' `seq` as applied).
-   */
-  async function exclusively<T>(work: () => Promise<T>): Promise<T> {
-    await ready()
-    while (running) await running.catch(() => {})
-    const run = work()
-    running = run.then(() => -1, () => -1).finally(() => (running = null))
-    return run
+  /** The newest committed outbox row's `seq` (of `tables` only, when given). */
+  async function newestSeq(tables?: string[]): Promise<number> {
+    let newest = state.selectFrom('event_outbox').select((eb) => eb.fn.max('seq').as('seq'))
+    if (tables) newest = newest.where('event_table', 'in', tables.length > 0 ? tables : [''])
+    return Number((await newest.executeTakeFirst())?.seq ?? 0)
+  }
+
+  /** A stop's: every outbox row applied, or `timeoutMs` spent trying (through an outage too); what is left. */
+  async function drain(timeoutMs: number): Promise<OutboxState> {
+    const deadline = Date.now() + timeoutMs
+    while (Date.now() < deadline) {
+      try {
+        if (appliedUpto >= (await newestSeq()) && startedOk) break
+        if (!opened) await (reopening ??= reopen().finally(() => (reopening = null)))
+        else await pass(true)
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, Math.min(MATERIALISE_EVERY_MS, Math.max(0, deadline - Date.now()))))
+      }
+    }
+    await countBacklog()
+    return stateOf()
+  }
+
+  let counting = false
+  /** Counts what the outbox holds beyond `upto`: for health, `/metrics` and ingest's bound (EVENT_OUTBOX_MAX_EVENTS). */
+  async function countBacklog() {
+    if (counting) return
+    counting = true
+    try {
+      const row = await state
+        .selectFrom('event_outbox')
+        .select((eb) => [eb.fn.countAll<number>().as('rows'), eb.fn.coalesce(eb.fn.sum<number>('events'), eb.lit(0)).as('events')])
+        .where('seq', '>', appliedUpto)
+        .executeTakeFirst()
+      backlog = { events: Number(row?.events ?? 0), rows: Number(row?.rows ?? 0) }
+    } catch {
+      // the state database cannot be read now either: the last count stands, and its own check says why
+    } finally {
+      counting = false
+    }
   }
 
   /**
@@ -242,26 +403,39 @@ export async function withDuckdbEvents(storage: Storage, file: string, columnarT
    */
   async function materialise(tables: string[] | undefined): Promise<void> {
     await ready()
-    let newest = state.selectFrom('event_outbox').select((eb) => eb.fn.max('seq').as('seq'))
-    if (tables) newest = newest.where('event_table', 'in', tables.length > 0 ? tables : [''])
-    const target = Number((await newest.executeTakeFirst())?.seq ?? 0)
+    const target = await newestSeq(tables)
     // A pass that finds nothing left to apply ends the wait too (a backup's turn answers -1, and is waited out).
     while (appliedUpto < target && (await pass()) !== 0);
   }
 
-  // The writer thread's appends (withDuckdbOutbox) are not counted here: with it, every tick looks.
+  // The writer thread's appends (withDuckdbOutbox) are not counted here: with it, every tick looks. While an outage
+  // lasts, a try every RETRY_EVERY_MS: a pass, or a reopen of the database DuckDB invalidated.
   const timer = setInterval(() => {
-    if ((pendingEvents > 0 || storage.writerLock) && !running) applyAll().catch(() => {})
+    void countBacklog()
+    if (closed || running || reopening) return
+    if (!opened) {
+      if (Date.now() >= (outage?.retryAt ?? 0)) reopening = reopen().finally(() => (reopening = null))
+      return
+    }
+    if (outage ? Date.now() >= outage.retryAt : pendingEvents > 0 || storage.writerLock) applyAll().catch(() => {})
   }, MATERIALISE_EVERY_MS)
   timer.unref()
 
-  const db = new Kysely<Database>({ dialect: new DuckdbDialect(readConnection, (tables) => (closed ? Promise.resolve() : materialise(tables))) })
+  const dialect = new DuckdbDialect({
+    connection() {
+      if (!opened) throw new StoreUnavailableError(outage?.reason ?? 'the DuckDB event store is closed')
+      return opened.readConnection
+    },
+    beforeQuery: (tables) => (closed ? Promise.resolve() : materialise(tables)),
+    failed,
+  })
+  const db = new Kysely<Database>({ dialect })
 
   async function append(trx: Connection, table: string, rows: Record<string, unknown>[]) {
     if (rows.length === 0) return
     await appendToOutbox(trx, table, rows)
     pendingEvents += rows.length
-    if (pendingEvents >= MATERIALISE_EVENTS) setImmediate(() => applyAll().catch(() => {}))
+    if (pendingEvents >= MATERIALISE_EVENTS && !outage) setImmediate(() => applyAll().catch(() => {}))
   }
 
   const events: EventStore = {
@@ -278,12 +452,14 @@ export async function withDuckdbEvents(storage: Storage, file: string, columnarT
   }
   const held = new Set(tables)
 
-  const databaseName = String((await connection.runAndReadAll('select current_database()')).getRows()[0][0])
   const space: SpaceManagement = {
     ...storage.space,
-    // Deleted rows' row groups go back to DuckDB's free list at a checkpoint; the file keeps its size and new rows reuse it.
+    // Deleted rows' row groups go back to DuckDB's free list at a checkpoint, and the file is truncated past its last
+    // used block: it shrinks when the newest blocks were freed, and new rows reuse the rest.
     async returnFreeSpace(stop) {
-      if (started && !closed) await connection.run('checkpoint')
+      if (startedOk && !closed) await connectionNow().run('checkpoint').catch((error: unknown) => {
+        throw failed(error)
+      })
       return storage.space.returnFreeSpace(stop)
     },
     // DuckDB does not size a table by itself: its file (and WAL) is shared out among the tables it holds, in
@@ -303,42 +479,82 @@ export async function withDuckdbEvents(storage: Storage, file: string, columnarT
     },
   }
 
+  /**
+   * Runs `work` while no materialiser pass runs and none starts; passes and reads asked for meanwhile wait
+   * for it. A backup copies SQLite and then DuckDB under it, so `outbox_applied.upto` in the copy never runs
+   * past the outbox's sequence in the copy (a restored portal would take the next rows' `seq` as applied).
+   */
+  async function exclusively<T>(work: () => Promise<T>): Promise<T> {
+    await ready()
+    while (running) await running.catch(() => {})
+    const run = work()
+    running = run.then(() => -1, () => -1).finally(() => (running = null))
+    return run
+  }
+
   /** The state database's copy, then DuckDB's, with no materialiser pass between the two (see `exclusively`). */
   function backup(destination: string): Promise<string[]> {
     return exclusively(async () => {
       const written = (await storage.backup?.(destination)) ?? []
       const target = path.join(destination, path.basename(duckdbFile))
       written.push(target)
-      await connection.run(`attach ${literal(target)} as backup_copy`)
+      const connection = connectionNow()
       try {
-        await connection.run(`copy from database ${quote(databaseName)} to backup_copy`)
-      } finally {
-        // Detaching checkpoints the copy: one file, no WAL beside it.
-        await connection.run('detach backup_copy')
+        const databaseName = String((await connection.runAndReadAll('select current_database()')).getRows()[0][0])
+        await connection.run(`attach ${literal(target)} as backup_copy`)
+        try {
+          await connection.run(`copy from database ${quote(databaseName)} to backup_copy`)
+        } finally {
+          // Detaching checkpoints the copy: one file, no WAL beside it.
+          await connection.run('detach backup_copy')
+        }
+      } catch (error) {
+        throw failed(error)
       }
       return written
     })
   }
 
+  const eventOutbox: EventOutbox = {
+    state: stateOf,
+    ready: async () => {
+      await ready()
+      await countBacklog()
+    },
+    drain,
+    watch(listener) {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
+    },
+  }
+
   return {
     ...storage,
-    // DuckDB's I/O errors (a full disk, a file it may not write) keep the outbox from being applied: an outage, as SQLite's are.
-    isUnavailable: (error) => storage.isUnavailable(error) || /^IO Error\b/.test(String((error as Error | undefined)?.message)),
+    // DuckDB's outages (a full disk, a file it may not write, a database it invalidated) keep the outbox from being
+    // applied and its tables from being read: StoreUnavailableError, as `failed` makes them.
+    isUnavailable: (error) => storage.isUnavailable(error) || error instanceof StoreUnavailableError,
     space,
     backup,
     eventsOf: (table) => (held.has(table) ? events : storage.eventsOf(table)),
     columnarTables: tables,
+    eventOutbox,
     layoutMigrations: [...storage.layoutMigrations, outboxMigration],
     async close() {
       clearInterval(timer)
-      if (started) await applyAll().catch(() => {})
+      // What a stop left unapplied (the portal drains first, within SHUTDOWN_TIMEOUT_SECONDS) the next start applies.
+      if (startedOk && !outage) await drain(CLOSE_DRAIN_MS)
       closed = true
+      while (reopening) await reopening
+      await closing
       // A backup may still hold the materialiser's connection, which closeSync must not pull from under it.
       while (running) await running.catch(() => {})
       await db.destroy()
-      readConnection.closeSync()
-      connection.closeSync()
-      instance.closeSync()
+      if (opened) {
+        opened.readConnection.closeSync()
+        opened.connection.closeSync()
+        opened.instance.closeSync()
+        opened = undefined
+      }
       openHere.delete(duckdbFile)
       await storage.close()
     },

@@ -16,6 +16,14 @@ const INSERT_ROWS_PER_STATEMENT = 10_000
 const UNAVAILABLE_SQLSTATE = /^(08|53|57P)/
 const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN'])
 
+/** PostgreSQL's `Storage.isUnavailable`: the server unreachable, out of resources (a full disk: 53100) or shutting down. */
+export function isPostgresUnavailable(error: unknown): boolean {
+  const code = String((error as { code?: unknown })?.code ?? '')
+  if (UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_NODE_CODES.has(code)) return true
+  const message = error instanceof Error ? error.message : ''
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout/i.test(message)
+}
+
 export function openPostgresStorage(
   url: string,
   { poolSize, queryTimeoutMs, poolWaitMs = DEFAULT_POOL_WAIT_MS }: Pick<StorageOptions, 'poolSize' | 'queryTimeoutMs' | 'poolWaitMs'>,
@@ -163,12 +171,7 @@ export function openPostgresStorage(
     invalidations,
     // 40P01 deadlock_detected, 40001 serialization_failure
     isConflict: (error) => /^40(P01|001)$/.test(String((error as { code?: unknown })?.code ?? '')),
-    isUnavailable(error) {
-      const code = String((error as { code?: unknown })?.code ?? '')
-      if (UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_NODE_CODES.has(code)) return true
-      const message = error instanceof Error ? error.message : ''
-      return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout/i.test(message)
-    },
+    isUnavailable: isPostgresUnavailable,
     ping: () => writeHealthProbe(db),
     async close() {
       untrackPool()

@@ -31,6 +31,11 @@ const UNAVAILABLE_CODES = new Set(['SQLITE_READONLY', 'SQLITE_FULL', 'SQLITE_IOE
 
 const STATEMENT_CACHE_SIZE = 500
 
+/** SQLite's `Storage.isUnavailable`. Extended codes (SQLITE_IOERR_WRITE, SQLITE_IOERR_SHMSIZE) share their primary code's first two words. */
+export function isSqliteUnavailable(error: unknown): boolean {
+  return UNAVAILABLE_CODES.has(String((error as { code?: unknown })?.code ?? '').split('_').slice(0, 2).join('_'))
+}
+
 /**
  * `makeWalSync` is for the tests, which watch when the WAL is synced. `writerThread` opens the storage of a
  * worker thread that writes beside the event loop's (`Storage.writerLock`): its writes take turns with the
@@ -131,8 +136,7 @@ export function openSqliteStorage(
     invalidations,
     // One connection writes: no transaction of this database waits for another.
     isConflict: () => false,
-    // Extended codes (SQLITE_IOERR_WRITE, SQLITE_READONLY_DBMOVED) share their primary code's first two words.
-    isUnavailable: (error) => UNAVAILABLE_CODES.has(String((error as { code?: unknown })?.code ?? '').split('_').slice(0, 2).join('_')),
+    isUnavailable: isSqliteUnavailable,
     ping: () => writeHealthProbe(db),
     backup: file === ':memory:' ? undefined : async (destination) => [await copySqliteDatabase(path.resolve(file), destination)],
     async close() {
