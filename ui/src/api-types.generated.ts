@@ -1509,6 +1509,27 @@ export interface components {
             /** @description of which unresolved */
             unresolvedGroups?: number;
         };
+        /** @description The columnar event store (DuckDB on the embedded default) and the outbox that feeds it: failing while events cannot be applied to it or read from it. */
+        EventStoreHealthCheck: {
+            status: "ok" | "failing";
+            /** @description how long the check took (it reads the event store’s state in memory) */
+            latencyMs: number;
+            /** @description why events cannot be applied or read: `no space left on device`, a database DuckDB invalidated and the portal is reopening, the outbox of the last run still being applied */
+            error?: string;
+            outbox: {
+                /** @description acknowledged events in the outbox, not yet applied to the event store (counted every 250 ms) */
+                events: number;
+                /** @description the outbox rows (one per module per ingest commit) holding them */
+                batches: number;
+                /** @description EVENT_OUTBOX_MAX_EVENTS: past it ingest answers 503 until the outbox drains; 0, no bound */
+                maxEvents: number;
+            };
+            /**
+             * Format: date-time
+             * @description when events stopped being applied
+             */
+            unavailableSince?: string;
+        };
         /** @description A stored `feature_flag` event. */
         FeatureFlagEvent: {
             /** @description evt_… event id */
@@ -1637,16 +1658,26 @@ export interface components {
          *         "authorization": {
          *           "status": "ok",
          *           "latencyMs": 0.4
+         *         },
+         *         "eventStore": {
+         *           "status": "ok",
+         *           "latencyMs": 0,
+         *           "outbox": {
+         *             "events": 1200,
+         *             "batches": 3,
+         *             "maxEvents": 1000000
+         *           }
          *         }
          *       }
          *     }
          */
         Health: {
             status: "ok" | "unavailable";
-            /** @description one entry per dependency; `identityProvider` when AUTH_JWKS_URL is set */
+            /** @description one entry per dependency; `eventStore` where events live in a store of their own (DuckDB on the embedded default; on PostgreSQL they are the database’s), `identityProvider` when AUTH_JWKS_URL is set */
             checks: {
                 database: components["schemas"]["HealthCheck"];
                 authorization: components["schemas"]["HealthCheck"];
+                eventStore?: components["schemas"]["EventStoreHealthCheck"];
                 identityProvider?: components["schemas"]["HealthCheck"];
             };
         };
