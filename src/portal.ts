@@ -8,13 +8,14 @@ import { ApiKeyPrincipalCache } from './http/auth.ts'
 import { bothChannels, redisInvalidations } from './invalidation/redis-channel.ts'
 import { createSecretBox, loadServerKey } from './identity/secrets.ts'
 import { createMemoryRateLimiter } from './ingest/rate-limit.ts'
-import { createRedisRateLimiter } from './ingest/redis-rate-limit.ts'
+import { connectRedisRateLimiter } from './ingest/redis-rate-limit.ts'
 import { modules } from './modules/registry.ts'
 import { startRetentionJob, type RetentionJob } from './retention/job.ts'
 import { buildServer, type PortalServer } from './server.ts'
 import { coreMigrations, migrate } from './storage/migrations.ts'
 import { openStorage, type Storage } from './storage/storage.ts'
 import { storageOptions } from './storage-options.ts'
+import { listenStartupError, requireWritableFolder } from './startup.ts'
 import { webhookNotifications } from './webhooks/enqueue.ts'
 import { alertMigrations } from './alerts/migrations.ts'
 import { startAlerting } from './alerts/evaluator.ts'
@@ -82,8 +83,8 @@ function standardOutput(): pino.DestinationStream {
  * Opens the database and migrates it. `stateOnly` leaves the event store out: the CLI's commands touch state
  * alone, and run beside a serving portal, whose process alone may open events.duckdb.
  */
-export async function openMigratedStorage(config: Config, { stateOnly = false } = {}): Promise<Storage> {
-  const options = storageOptions(config)
+export async function openMigratedStorage(config: Config, { stateOnly = false, log }: { stateOnly?: boolean; log?: Logger } = {}): Promise<Storage> {
+  const options = { ...storageOptions(config), onStartupWait: (message: string) => (log ? log.warn(message) : console.error(`portal: ${message}`)) }
   const storage = await openStorage(config.databaseUrl, stateOnly ? { ...options, columnarTables: [] } : options)
   await migrate(storage, [...allMigrations, ...storage.layoutMigrations])
   return storage
@@ -107,10 +108,15 @@ export interface StartOptions {
 
 /** Opens storage, migrates, bootstraps identity and listens: what `portal serve` and the tests run. */
 export async function startPortal(config: Config, log: Logger = createLogger(config), options: StartOptions = {}): Promise<RunningPortal> {
-  const storage = await openMigratedStorage(config)
+  // The key file lives in the data folder: refused there, a start says so before it opens anything.
+  if (config.secretKey === undefined) requireWritableFolder(config.dataDir, 'PORTAL_DATA_DIR')
+  const storage = await openMigratedStorage(config, { log })
   const firstAdminToken = await bootstrapAdmin(storage.db, config.bootstrapToken)
   const rateLimiter = config.redisUrl
-    ? createRedisRateLimiter(config.redisUrl, config.ingest.batchesPerSecond, log, config.redisTimeoutMs)
+    ? await connectRedisRateLimiter(config.redisUrl, config.ingest.batchesPerSecond, log, config.redisTimeoutMs, config.startupWaitMs).catch(async (error: unknown) => {
+        await storage.close()
+        throw error
+      })
     : createMemoryRateLimiter(config.ingest.batchesPerSecond)
   const invalidations = config.redisUrl ? bothChannels(storage.invalidations, redisInvalidations(config.redisUrl, config.redisTimeoutMs)) : storage.invalidations
   const notifications = withAlertTriggers(webhookNotifications({ attempts: config.webhooks.retrySchedule.length + 1, parseJson: storage.parseJson }))
@@ -127,7 +133,21 @@ export async function startPortal(config: Config, log: Logger = createLogger(con
   const app = await buildServer(ctx)
   options.beforeListen?.(app)
   const stops = await Promise.all(modules.map((module) => module.start?.(ctx)))
-  const address = await app.listen({ port: config.port, host: config.host })
+  const closeAll = async () => {
+    await app.close()
+    for (const stop of stops) await stop?.()
+    await rateLimiter.close()
+    ctx.apiKeyPrincipals.close()
+    if (invalidations !== storage.invalidations) await invalidations.close()
+    await storage.close()
+  }
+  let address: string
+  try {
+    address = await app.listen({ port: config.port, host: config.host })
+  } catch (error) {
+    await closeAll()
+    throw listenStartupError(error, config.host, config.port)
+  }
 
   const retention = startRetentionJob(ctx)
   const stopAlerting = startAlerting(ctx)
@@ -141,12 +161,7 @@ export async function startPortal(config: Config, log: Logger = createLogger(con
     async close() {
       await retention.stop()
       await stopAlerting()
-      await app.close()
-      for (const stop of stops) await stop?.()
-      await rateLimiter.close()
-      ctx.apiKeyPrincipals.close()
-      if (invalidations !== storage.invalidations) await invalidations.close()
-      await storage.close()
+      await closeAll()
     },
   }
 }

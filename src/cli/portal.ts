@@ -5,6 +5,7 @@ import { allMigrations, createLogger, openMigratedStorage, startPortal } from '.
 import { migrate } from '../storage/migrations.ts'
 import { openStorage } from '../storage/storage.ts'
 import { backupEmbedded, BackupError } from '../backup/backup.ts'
+import { StartupError } from '../startup.ts'
 
 const USAGE = `usage: portal <command>
 
@@ -27,7 +28,13 @@ async function main(argv: string[]) {
   const config = loadConfig()
   if (command === 'serve') return serve(config)
   if (command === 'migrate') {
-    const storage = await openStorage(config.databaseUrl, { poolSize: 1, queryTimeoutMs: config.databaseQueryTimeoutMs, sqliteSynchronous: config.sqliteSynchronous })
+    const storage = await openStorage(config.databaseUrl, {
+      poolSize: 1,
+      queryTimeoutMs: config.databaseQueryTimeoutMs,
+      sqliteSynchronous: config.sqliteSynchronous,
+      startupWaitMs: config.startupWaitMs,
+      onStartupWait: (message) => console.error(`portal: ${message}`),
+    })
     const applied = await migrate(storage, allMigrations)
     await storage.close()
     console.log(applied.length ? `applied ${applied.join(', ')}` : 'the database is up to date')
@@ -91,7 +98,7 @@ async function serve(config: ReturnType<typeof loadConfig>) {
 class UsageError extends Error {}
 
 main(process.argv.slice(2)).catch((error) => {
-  if (error instanceof ConfigError || error instanceof UsageError || error instanceof BackupError) {
+  if (error instanceof ConfigError || error instanceof StartupError || error instanceof UsageError || error instanceof BackupError) {
     console.error(`portal: ${error.message}`)
     if (error instanceof UsageError) console.error(`\n${USAGE}`)
     process.exit(2)
