@@ -72,8 +72,8 @@ await esbuild.build({
   plugins: [keepSourcePaths],
   // besides the server bundle's: packages that load their own files by path or hook the module loader
   // (an OpenAPI validator's meta-schemas, Sentry's and OpenTelemetry's instrumentation, Playwright's
-  // browser driver, compilers)
-  external: [...bundleOptions.external, '@seriousme/openapi-schema-validator', '@sentry/*', '@opentelemetry/*', 'playwright-core', 'esbuild', 'typescript', 'tsx'],
+  // browser driver, compilers, the protobuf compiler)
+  external: [...bundleOptions.external, '@seriousme/openapi-schema-validator', '@sentry/*', '@opentelemetry/*', 'playwright-core', 'esbuild', 'typescript', 'tsx', 'protobufjs-cli'],
 })
 
 // `run()`, not `node --test <files>`: the command line sorts the files by path, which started the browser

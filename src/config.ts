@@ -28,6 +28,8 @@ export interface Config {
   secretKey: string | undefined
   bootstrapToken: string | undefined
   redisUrl: string | undefined
+  /** how long a start waits for a PostgreSQL or Redis that is not reachable yet (a container starting beside it) before it gives up */
+  startupWaitMs: number
   /** how long a Redis command (a rate-limit decision, a published invalidation) may take before the portal carries on without Redis */
   redisTimeoutMs: number
   /** the bearer `GET /metrics` takes; without it the route is not served */
@@ -110,6 +112,7 @@ export function loadConfig(env: Env = process.env): Config {
     bootstrapToken: bootstrapToken(env),
     redisUrl: redisUrl(env),
     redisTimeoutMs: integer(env, 'REDIS_TIMEOUT_MS', 500, 10, 60_000),
+    startupWaitMs: integer(env, 'STARTUP_WAIT_SECONDS', 30, 0, 3600) * 1000,
     metricsToken: metricsToken(env),
     oidc: oidc(env),
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', LOG_LEVELS),

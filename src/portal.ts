@@ -8,7 +8,7 @@ import { ApiKeyPrincipalCache } from './http/auth.ts'
 import { bothChannels, redisInvalidations } from './invalidation/redis-channel.ts'
 import { createSecretBox, loadServerKey } from './identity/secrets.ts'
 import { createMemoryRateLimiter } from './ingest/rate-limit.ts'
-import { createRedisRateLimiter } from './ingest/redis-rate-limit.ts'
+import { connectRedisRateLimiter } from './ingest/redis-rate-limit.ts'
 import { modules } from './modules/registry.ts'
 import { startRetentionJob, type RetentionJob } from './retention/job.ts'
 import { buildServer, type PortalServer } from './server.ts'
@@ -17,6 +17,7 @@ import { isUnavailableAtOpen, openStorage, type Storage } from './storage/storag
 import { listenDuringOutage, OPEN_RETRY_SECONDS } from './health/outage-server.ts'
 import { describeError } from './health/routes.ts'
 import { storageOptions } from './storage-options.ts'
+import { listenStartupError, requireWritableFolder, StartupError } from './startup.ts'
 import { webhookNotifications } from './webhooks/enqueue.ts'
 import { alertMigrations } from './alerts/migrations.ts'
 import { startAlerting } from './alerts/evaluator.ts'
@@ -86,8 +87,8 @@ function standardOutput(): pino.DestinationStream {
  * Opens the database and migrates it. `stateOnly` leaves the event store out: the CLI's commands touch state
  * alone, and run beside a serving portal, whose process alone may open events.duckdb.
  */
-export async function openMigratedStorage(config: Config, { stateOnly = false } = {}): Promise<Storage> {
-  const options = storageOptions(config)
+export async function openMigratedStorage(config: Config, { stateOnly = false, log }: { stateOnly?: boolean; log?: Logger } = {}): Promise<Storage> {
+  const options = { ...storageOptions(config), onStartupWait: (message: string) => (log ? log.warn(message) : console.error(`portal: ${message}`)) }
   const storage = await openStorage(config.databaseUrl, stateOnly ? { ...options, columnarTables: [] } : options)
   try {
     await migrate(storage, [...allMigrations, ...storage.layoutMigrations])
@@ -176,7 +177,10 @@ async function openServer(config: Config, log: Logger, storage: Storage) {
     throw error
   })
   const rateLimiter = config.redisUrl
-    ? createRedisRateLimiter(config.redisUrl, config.ingest.batchesPerSecond, log, config.redisTimeoutMs)
+    ? await connectRedisRateLimiter(config.redisUrl, config.ingest.batchesPerSecond, log, config.redisTimeoutMs, config.startupWaitMs).catch((error: unknown) => {
+        unwatchOutbox()
+        throw error
+      })
     : createMemoryRateLimiter(config.ingest.batchesPerSecond)
   const invalidations = config.redisUrl ? bothChannels(storage.invalidations, redisInvalidations(config.redisUrl, config.redisTimeoutMs)) : storage.invalidations
   const notifications = withAlertTriggers(webhookNotifications({ attempts: config.webhooks.retrySchedule.length + 1, parseJson: storage.parseJson }))
@@ -203,7 +207,9 @@ async function openServer(config: Config, log: Logger, storage: Storage) {
 
 /** Opens storage, migrates, bootstraps identity and listens: what `portal serve` and the tests run. */
 export async function startPortal(config: Config, log: Logger = createLogger(config), options: StartOptions = {}): Promise<RunningPortal> {
-  const storage = await openMigratedStorage(config)
+  // The key file lives in the data folder: refused there, a start says so before it opens anything.
+  if (config.secretKey === undefined) requireWritableFolder(config.dataDir, 'PORTAL_DATA_DIR')
+  const storage = await openMigratedStorage(config, { log })
   const opening = await openServer(config, log, storage).catch(async (error: unknown) => {
     // closed, so that `startPortalThroughOutage` can open the files again
     await storage.close().catch(() => {})
@@ -211,10 +217,26 @@ export async function startPortal(config: Config, log: Logger = createLogger(con
   })
   const { unwatchOutbox, firstAdminToken, rateLimiter, invalidations, ctx, app } = opening
   const stops = await Promise.all(modules.map((module) => module.start?.(ctx)))
+  const closeAll = async () => {
+    await app.close()
+    for (const stop of stops) await stop?.()
+    await drainEventOutbox(storage, config.shutdownTimeoutMs, log)
+    unwatchOutbox()
+    await rateLimiter.close()
+    ctx.apiKeyPrincipals.close()
+    if (invalidations !== storage.invalidations) await invalidations.close()
+    await storage.close()
+  }
   options.beforeListen?.(app)
   await app.ready()
   await options.whenReady?.()
-  const address = await app.listen({ port: config.port, host: config.host })
+  let address: string
+  try {
+    address = await app.listen({ port: config.port, host: config.host })
+  } catch (error) {
+    await closeAll()
+    throw listenStartupError(error, config.host, config.port)
+  }
 
   const retention = startRetentionJob(ctx)
   const stopAlerting = startAlerting(ctx)
@@ -228,14 +250,7 @@ export async function startPortal(config: Config, log: Logger = createLogger(con
     async close() {
       await retention.stop()
       await stopAlerting()
-      await app.close()
-      for (const stop of stops) await stop?.()
-      await drainEventOutbox(storage, config.shutdownTimeoutMs, log)
-      unwatchOutbox()
-      await rateLimiter.close()
-      ctx.apiKeyPrincipals.close()
-      if (invalidations !== storage.invalidations) await invalidations.close()
-      await storage.close()
+      await closeAll()
     },
   }
 }
@@ -261,7 +276,8 @@ export async function startPortalThroughOutage(config: Config, log: Logger, stop
       try {
         return await startPortal(config, log, { whenReady: closeStandIn })
       } catch (error) {
-        if (!(await isUnavailableAtOpen(config.databaseUrl, error))) throw error
+        // An operator's mistake (no such database, a folder it may not write) is said in one line; an outage is ridden out.
+        if (error instanceof StartupError || !(await isUnavailableAtOpen(config.databaseUrl, error))) throw error
         reason = describeError(error)
         if (!standIn) {
           log.warn({ reason }, `the database cannot be opened: health and every request answer 503 while it is tried again every ${OPEN_RETRY_SECONDS} s`)

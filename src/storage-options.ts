@@ -9,6 +9,7 @@ export function storageOptions(config: Config): StorageOptions {
     poolWaitMs: config.databasePoolWaitMs,
     queryTimeoutMs: config.databaseQueryTimeoutMs,
     sqliteSynchronous: config.sqliteSynchronous,
+    startupWaitMs: config.startupWaitMs,
     eventStore: config.eventStore,
     columnarTables: modules.filter((module) => module.columnar).map((module) => module.table),
     promotedFields: Object.fromEntries(modules.map((module) => [module.table, module.promotedFields ?? []])),

@@ -49,7 +49,7 @@ describe('portal backup', () => {
     }
   })
 
-  test('DuckDB, the default event store: refused while the portal runs, writing nothing; after a stop, and after a SIGKILL, the restored copy holds every acknowledged log', { timeout: 240_000 }, async () => {
+  test('DuckDB, the default event store: while the portal runs under ingest (the portal writes it), after a stop, and after a SIGKILL, a copy restored into a fresh folder holds every log acknowledged before the backup, once', { timeout: 240_000 }, async () => {
     const database = await createTestDatabase('sqlite')
     const env = { DATABASE_URL: database.url, PORTAL_DATA_DIR: database.dataDir, PORTAL_BOOTSTRAP_TOKEN: ADMIN, EVENT_STORE: 'duckdb' }
     const backups = fs.mkdtempSync(path.join(os.tmpdir(), 'portal-backup-'))
@@ -69,15 +69,31 @@ describe('portal backup', () => {
       await ingestLogs('a', 10)
       assert.equal((await readAll(client, `/api/modules/logs/events?project_id=${project.id}`)).length, 500, 'a read applies the outbox to DuckDB')
 
-      const refused = path.join(backups, 'refused')
-      const refusal = await runPortalCli(env, ['backup', refused]).then(
-        () => assert.fail('backup went ahead while the portal held events.duckdb'),
-        (error: Error) => error.message,
-      )
-      assert.match(refusal, /events\.duckdb is open in another process/)
-      assert.match(refusal, /DuckDB lets one process open the file at a time/)
-      assert.match(refusal, /stop the portal, run portal backup, then start the portal again/)
-      assert.equal(fs.existsSync(refused), false, 'a refused backup writes nothing')
+      // While it runs, under ingest: the portal holds events.duckdb, so `portal backup` has it write the backup
+      // (POST /api/backups) and moves the folder into place.
+      const live = ingestLogsUntilStopped(client, project, 20)
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      const beforeBackup = live.acknowledged.slice()
+      const online = path.join(backups, 'online')
+      const printed = await runPortalCli({ ...env, HOST: '127.0.0.1', PORT: new URL(portal.url).port }, ['backup', online])
+      const duringBackup = live.acknowledged.length
+      await live.stop()
+      assert.match(printed, /portal\.db.*events\.duckdb.*secret\.key/)
+      assert.ok(duringBackup > beforeBackup.length, 'ingest went on during the backup')
+      assert.deepEqual(fs.readdirSync(path.join(database.dataDir, 'backups')), [], 'the portal’s own copy was moved, not left behind')
+      const fresh = fs.mkdtempSync(path.join(os.tmpdir(), 'portal-restored-'))
+      fs.cpSync(online, fresh, { recursive: true })
+      const restoredOnline = await startTestPortalOn('sqlite', { url: `sqlite:${path.join(fresh, 'portal.db')}`, dataDir: fresh, drop: async () => fs.rmSync(fresh, { recursive: true, force: true }) }, { EVENT_STORE: 'duckdb' })
+      try {
+        const read = (await readAll(restoredOnline, `/api/modules/logs/events?project_id=${project.id}`)).map((e: any) => e.data.message)
+        const messages = new Set(read)
+        assert.deepEqual([...acknowledged, ...beforeBackup].filter((message) => !messages.has(message)), [], 'every log acknowledged before the backup began is in it')
+        assert.equal(messages.size, read.length, 'none twice')
+        console.log(`online portal backup with EVENT_STORE=duckdb: ${beforeBackup.length} live logs acknowledged before it, ${duringBackup} when it answered, ${read.length - acknowledged.length} in the copy`)
+      } finally {
+        await restoredOnline.close()
+      }
+      acknowledged.push(...live.acknowledged)
 
       // A graceful stop applies the whole outbox: the copy's events are all in its events.duckdb.
       await killPortal(portal, 'SIGTERM')
@@ -91,7 +107,7 @@ describe('portal backup', () => {
       portal = await spawnPortal(env, { timeoutMs: 90_000 })
       client = { request: requester(portal.url), adminToken: ADMIN }
       await ingestLogs('b', 5)
-      assert.equal((await readAll(client, `/api/modules/logs/events?project_id=${project.id}`)).length, 750)
+      assert.equal((await readAll(client, `/api/modules/logs/events?project_id=${project.id}`)).length, acknowledged.length)
       await ingestLogs('c', 5)
       await killPortal(portal, 'SIGKILL')
       assert.ok(fs.existsSync(path.join(database.dataDir, 'events.duckdb.wal')), 'the killed portal left DuckDB commits in its WAL')

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { decide } from '../src/ingest/rate-limit.ts'
 import { DIALECTS, REDIS_URL, createProject, event, ingest, startTestPortal, type TestPortal } from './support/portal.ts'
+import { startTcpProxy } from './faults/support/tcp-proxy.ts'
 
 const logs = (n: number) => Array.from({ length: n }, (_, i) => event('log', { message: `m${i}` }))
 
@@ -126,15 +127,22 @@ describe('ingest rate limits shared through Redis', () => {
     }
   })
 
-  test('with Redis unreachable, limits fall back to the instance with a warning, and ingest goes on', async () => {
-    const t = await startTestPortal('sqlite', { REDIS_URL: 'redis://127.0.0.1:1', INGEST_RATE_LIMIT_EVENTS_PER_SECOND: '10' })
+  test('with Redis gone after the start, limits fall back to the instance with a warning, and ingest goes on', async () => {
+    // Unreachable at start, Redis stops the start instead (test/startup.test.ts).
+    const redis = new URL(REDIS_URL)
+    const proxy = await startTcpProxy(Number(redis.port || 6379), redis.hostname)
+    redis.host = proxy.address
+    const t = await startTestPortal('sqlite', { REDIS_URL: redis.toString(), INGEST_RATE_LIMIT_EVENTS_PER_SECOND: '10' })
     try {
       const p = await createProject(t, 'fallback')
+      proxy.cut()
+      await sleep(1100)
       assert.equal((await ingest(t, p, logs(10))).status, 200)
       assert.equal((await ingest(t, p, logs(10))).status, 429, 'the in-process buckets still limit')
       assert.ok(t.logs.some((line) => line.includes('redis unreachable')))
     } finally {
       await t.close()
+      await proxy.close()
     }
   })
 })

@@ -14,10 +14,10 @@ const KEY_FILE = 'secret.key'
  * without which the copy's secrets are unreadable. With PORTAL_SECRET_KEY set there is no key file: that
  * value must be kept apart. Returns the files written; on failure it leaves none of them behind.
  *
- * events.duckdb (EVENT_STORE=duckdb) can only be copied by this command with the portal stopped: DuckDB lets
- * one process open a file read-write and no other process open it at all meanwhile (a running portal copies
- * it itself: `POST /api/backups`, src/backup/routes.ts). So it is opened (read-only) first,
- * and a running portal's lock refuses the backup before anything is written. Held for the whole backup,
+ * events.duckdb can only be copied by this process with the portal stopped: DuckDB lets one process open a
+ * file read-write and no other process open it at all meanwhile. So it is opened (read-only) first, and a
+ * running portal's lock throws EventsFileHeldError before anything is written: `portal backup` then asks
+ * the running portal to write the backup itself (online-backup.ts). Held for the whole backup,
  * that read-only lock also keeps a portal from starting and moving outbox rows into DuckDB between the two
  * copies; the outbox rows not yet applied travel in the SQLite copy and are applied at the restored start.
  */
@@ -86,14 +86,7 @@ async function openEventsReadOnly(file: string): Promise<{ instance: DuckDBInsta
     connection.closeSync()
     instance.closeSync()
     const message = error instanceof Error ? error.message : String(error)
-    if (/lock/i.test(message)) {
-      throw new BackupError(
-        `${file} is open in another process, most likely the running portal (EVENT_STORE=duckdb). DuckDB lets one process ` +
-          `open the file at a time, so this command cannot copy the log events it holds while the portal runs: stop the portal, ` +
-          `run portal backup, then start the portal again; or have the running portal write the backup into its data ` +
-          `folder: POST /api/backups (docs/operations-guide.md). Nothing was written. (DuckDB: ${message})`,
-      )
-    }
+    if (/lock/i.test(message)) throw new EventsFileHeldError(`${file} is open in another process, most likely the running portal (DuckDB: ${message})`)
     throw new BackupError(`cannot open ${file}: ${message}`)
   }
   return { instance, connection }
@@ -120,3 +113,6 @@ const literal = (text: string) => `'${text.replace(/'/g, "''")}'`
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`
 
 export class BackupError extends Error {}
+
+/** events.duckdb is held by another process (a running portal): this process cannot read it. Nothing was written. */
+export class EventsFileHeldError extends BackupError {}

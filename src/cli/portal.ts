@@ -4,7 +4,9 @@ import { createAccessToken, createOrganization, DEFAULT_ORG_ID } from '../identi
 import { allMigrations, createLogger, openMigratedStorage, startPortalThroughOutage, type RunningPortal } from '../portal.ts'
 import { migrate } from '../storage/migrations.ts'
 import { openStorage } from '../storage/storage.ts'
-import { backupEmbedded, BackupError } from '../backup/backup.ts'
+import { backupEmbedded, BackupError, EventsFileHeldError } from '../backup/backup.ts'
+import { backupThroughRunningPortal } from '../backup/online-backup.ts'
+import { StartupError } from '../startup.ts'
 
 const USAGE = `usage: portal <command>
 
@@ -14,10 +16,10 @@ const USAGE = `usage: portal <command>
   token create --role admin|viewer [--name NAME] [--org ORG_ID]
                                           create an access token and print it once
   org create --name NAME                  create an organisation and print its id
-  backup DEST_DIR                         copy the SQLite database (online, while the portal runs),
-                                          events.duckdb (only with the portal stopped; a running
-                                          portal writes its own through POST /api/backups)
-                                          and the secret.key file into DEST_DIR; see docs/operations-guide.md
+  backup DEST_DIR [--url URL]             a consistent copy of the SQLite database, events.duckdb and
+                                          secret.key into DEST_DIR, the portal running or not: a running
+                                          portal (at URL, else PORT/HOST) writes it through
+                                          POST /api/backups; see docs/operations-guide.md
 
 Configuration comes from the environment (see README).`
 
@@ -27,7 +29,13 @@ async function main(argv: string[]) {
   const config = loadConfig()
   if (command === 'serve') return serve(config)
   if (command === 'migrate') {
-    const storage = await openStorage(config.databaseUrl, { poolSize: 1, queryTimeoutMs: config.databaseQueryTimeoutMs, sqliteSynchronous: config.sqliteSynchronous })
+    const storage = await openStorage(config.databaseUrl, {
+      poolSize: 1,
+      queryTimeoutMs: config.databaseQueryTimeoutMs,
+      sqliteSynchronous: config.sqliteSynchronous,
+      startupWaitMs: config.startupWaitMs,
+      onStartupWait: (message) => console.error(`portal: ${message}`),
+    })
     const applied = await migrate(storage, allMigrations)
     await storage.close()
     console.log(applied.length ? `applied ${applied.join(', ')}` : 'the database is up to date')
@@ -61,7 +69,19 @@ async function main(argv: string[]) {
   }
   if (command === 'backup') {
     if (!sub) throw new UsageError('backup needs a destination folder')
-    const written = await backupEmbedded(config, sub)
+    const { values } = parseArgs({ args: rest, options: { url: { type: 'string' } } })
+    let written: string[]
+    try {
+      written = await backupEmbedded(config, sub)
+    } catch (error) {
+      if (!(error instanceof EventsFileHeldError)) throw error
+      const storage = await openMigratedStorage(config, { stateOnly: true })
+      try {
+        written = await backupThroughRunningPortal(config, storage, sub, values.url)
+      } finally {
+        await storage.close()
+      }
+    }
     console.log(`backed up ${written.join(', ')}`)
     return
   }
@@ -100,7 +120,7 @@ async function serve(config: ReturnType<typeof loadConfig>) {
 class UsageError extends Error {}
 
 main(process.argv.slice(2)).catch((error) => {
-  if (error instanceof ConfigError || error instanceof UsageError || error instanceof BackupError) {
+  if (error instanceof ConfigError || error instanceof StartupError || error instanceof UsageError || error instanceof BackupError) {
     console.error(`portal: ${error.message}`)
     if (error instanceof UsageError) console.error(`\n${USAGE}`)
     process.exit(2)

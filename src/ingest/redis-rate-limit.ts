@@ -3,6 +3,7 @@
 import { Redis } from 'ioredis'
 import type { FastifyBaseLogger } from 'fastify'
 import { createMemoryRateLimiter, decide, type IngestRateLimiter } from './rate-limit.ts'
+import { retryUntilReachable, StartupError } from '../startup.ts'
 
 const TAKE_SCRIPT = `
 local now_parts = redis.call('TIME')
@@ -68,5 +69,30 @@ export function createRedisRateLimiter(url: string, batchesPerSecond: number, lo
     async close() {
       redis.disconnect()
     },
+  }
+}
+
+/**
+ * The Redis limiter once Redis has answered a PING, waiting up to `waitMs` for one that is not up yet (logged):
+ * a start never goes on with limits that are silently per instance. Still away after the wait, a StartupError.
+ */
+export async function connectRedisRateLimiter(url: string, batchesPerSecond: number, log: FastifyBaseLogger, commandTimeoutMs: number, waitMs: number) {
+  const limiter = createRedisRateLimiter(url, batchesPerSecond, log, commandTimeoutMs)
+  const target = new URL(url)
+  const server = `Redis at ${target.hostname}:${target.port || 6379}`
+  // A PING refused while disconnected says only that; the connection's own error says why (ECONNREFUSED, …).
+  let connectionError: (Error & { code?: string }) | undefined
+  limiter.redis.on('error', (error) => (connectionError = error))
+  const reason = (error: unknown) => connectionError?.code ?? connectionError?.message ?? (error as Error).message
+  try {
+    await retryUntilReachable(() => limiter.redis.ping(), {
+      waitMs,
+      retryable: () => true,
+      onRetry: (error, retryInMs) => log.warn(`${server} is not reachable yet (${reason(error)}); trying again in ${(retryInMs / 1000).toFixed(1)} s, for up to ${waitMs / 1000} s in all (STARTUP_WAIT_SECONDS)`),
+    })
+    return limiter
+  } catch (error) {
+    await limiter.close()
+    throw new StartupError(`REDIS_URL: ${server} cannot be reached (${reason(error)})${waitMs ? ` after ${waitMs / 1000} s` : ''}; start it, fix REDIS_URL, or unset it to limit ingest per instance`)
   }
 }

@@ -184,6 +184,9 @@ export interface StorageOptions {
   columnarTables?: string[]
   /** by event table, the payload fields its columns copy (`EventModule.promotedFields`): stored there only, in any store */
   promotedFields?: Record<string, readonly string[]>
+  /** PostgreSQL only: how long opening waits for a server that is not up yet, each retry told to `onStartupWait` */
+  startupWaitMs?: number
+  onStartupWait?: (message: string) => void
   /** SQLite only: opens the storage of a worker thread that writes beside the event loop thread's */
   writerThread?: WriterThread
 }
@@ -215,7 +218,8 @@ async function openDatabase(databaseUrl: string, options: StorageOptions): Promi
       throw error
     })
   }
-  const { openPostgresStorage } = await import('./postgres/postgres-storage.ts')
+  const [{ openPostgresStorage }, { waitForPostgres }] = await Promise.all([import('./postgres/postgres-storage.ts'), import('./postgres/postgres-reachable.ts')])
+  await waitForPostgres(databaseUrl, options.startupWaitMs ?? 0, options.onStartupWait)
   return openPostgresStorage(databaseUrl, options)
 }
 

@@ -4,7 +4,7 @@ import { gzipSync } from 'node:zlib'
 import { ROOT_CONTEXT, SpanStatusCode, trace } from '@opentelemetry/api'
 import { SeverityNumber } from '@opentelemetry/api-logs'
 import { resourceFromAttributes } from '@opentelemetry/resources'
-import { BasicTracerProvider, SimpleSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base'
+import { SimpleSpanProcessor, TracerProvider, type SpanExporter } from '@opentelemetry/sdk-trace'
 import { LoggerProvider, SimpleLogRecordProcessor, type LogRecordExporter } from '@opentelemetry/sdk-logs'
 import { MeterProvider, PeriodicExportingMetricReader, type PushMetricExporter } from '@opentelemetry/sdk-metrics'
 import { OTLPTraceExporter as ProtoTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto'
@@ -54,9 +54,9 @@ for (const dialect of DIALECTS) {
     for (const encoding of ['proto', 'json'] as Encoding[]) {
       test(`spans from the ${encoding} trace exporter become a trace, and a recorded exception an error group linked to it`, async () => {
         const exporter: SpanExporter = withOtelEnvironment(t.url, key, () => (encoding === 'proto' ? new ProtoTraceExporter() : new JsonTraceExporter()))
-        const provider = new BasicTracerProvider({
+        const provider = new TracerProvider({
           resource: resourceFromAttributes({ 'service.name': `checkout-${encoding}`, 'deployment.environment.name': `staging-${encoding}` }),
-          spanProcessors: [new SimpleSpanProcessor(exporter)],
+          spanProcessors: [new SimpleSpanProcessor({ exporter })],
         })
         const tracer = provider.getTracer('checkout-tests')
         const root = tracer.startSpan('POST /orders', { attributes: { 'http.route': '/orders' } })
@@ -98,7 +98,7 @@ for (const dialect of DIALECTS) {
       test(`log records from the ${encoding} log exporter become logs with level, fields and the trace they belong to`, async () => {
         const exporter: LogRecordExporter = withOtelEnvironment(t.url, key, () => (encoding === 'proto' ? new ProtoLogExporter() : new JsonLogExporter()))
         const provider = new LoggerProvider({ resource: resourceFromAttributes({ 'service.name': 'billing' }), processors: [new SimpleLogRecordProcessor({ exporter })] })
-        const span = new BasicTracerProvider().getTracer('t').startSpan('work')
+        const span = new TracerProvider().getTracer('t').startSpan('work')
         provider.getLogger('billing.payments').emit({
           severityNumber: SeverityNumber.WARN,
           severityText: 'WARN',

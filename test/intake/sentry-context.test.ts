@@ -2,8 +2,8 @@ import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { context, propagation, trace } from '@opentelemetry/api'
 import { resourceFromAttributes } from '@opentelemetry/resources'
-import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node'
-import { SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'
+import { SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace'
+import { registerNodeTracing } from '../support/otel-tracing.ts'
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto'
 import * as Sentry from '@sentry/node'
 import { DIALECTS, createProject, createTestDatabase, readAll, startTestPortal, startTestPortalOn, type PortalClient, type TestPortal } from '../support/portal.ts'
@@ -41,11 +41,11 @@ function failCheckout(cart: number): Error {
 
 /** Sentry and an OpenTelemetry tracer in one process, as a service instrumented with both reports. */
 function instrumentBoth(t: TestPortal, keys: Keys, release: string) {
-  const provider = new NodeTracerProvider({
+  const provider = new TracerProvider({
     resource: resourceFromAttributes({ 'service.name': 'checkout' }),
-    spanProcessors: [new SimpleSpanProcessor(new OTLPTraceExporter({ url: `${t.url}/api/otlp/v1/traces`, headers: { authorization: `Bearer ${keys.otlpKey}` } }))],
+    spanProcessors: [new SimpleSpanProcessor({ exporter: new OTLPTraceExporter({ url: `${t.url}/api/otlp/v1/traces`, headers: { authorization: `Bearer ${keys.otlpKey}` } }) })],
   })
-  provider.register()
+  registerNodeTracing(provider)
   Sentry.init({ dsn: keys.dsn, defaultIntegrations: false, release, environment: 'production', integrations: [Sentry.openTelemetryIntegration()] })
   return {
     provider,

@@ -3,10 +3,11 @@ import assert from 'node:assert/strict'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { context, propagation, trace } from '@opentelemetry/api'
-import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node'
+import { TracerProvider } from '@opentelemetry/sdk-trace'
 import * as Sentry from '@sentry/node'
 import { DIALECTS, createProject, readAll, startTestPortal, type TestPortal, type TestProject } from '../support/portal.ts'
 import { failCheckoutWithCauses } from '../support/error-chain.ts'
+import { registerNodeTracing } from '../support/otel-tracing.ts'
 
 interface SentryKey {
   key: string
@@ -101,8 +102,8 @@ for (const dialect of DIALECTS) {
     })
 
     test('an exception captured inside an active OpenTelemetry span (openTelemetryIntegration) is stored with that trace and span, and found by the trace', async () => {
-      const provider = new NodeTracerProvider()
-      provider.register()
+      const provider = new TracerProvider()
+      registerNodeTracing(provider)
       try {
         Sentry.init({ dsn: sentry.dsn, defaultIntegrations: false, release: 'traced@1', integrations: [Sentry.openTelemetryIntegration()] })
         const span = trace.getTracer('checkout').startActiveSpan('charge card', (active) => {

@@ -3,8 +3,7 @@ import assert from 'node:assert/strict'
 import { SpanStatusCode } from '@opentelemetry/api'
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto'
 import { resourceFromAttributes } from '@opentelemetry/resources'
-import { SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'
-import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node'
+import { SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace'
 import * as Sentry from '@sentry/node'
 import type { Page } from 'playwright-core'
 import { createProject, readAll, startTestPortal, type TestPortal, type TestProject } from '../support/portal.ts'
@@ -48,7 +47,7 @@ function reserveStock(sku: string): Error {
 /** `times` failed spans of `service`, each with the same exception recorded, exported over OTLP as the Node SDK does. */
 async function recordStockFailures(sdk: SdkKey, service: string, times: number) {
   const exporter = new OTLPTraceExporter({ url: `${sdk.otlpEndpoint}/v1/traces`, headers: { authorization: `Bearer ${sdk.key}` } })
-  const provider = new NodeTracerProvider({ resource: resourceFromAttributes({ 'service.name': service }), spanProcessors: [new SimpleSpanProcessor(exporter)] })
+  const provider = new TracerProvider({ resource: resourceFromAttributes({ 'service.name': service }), spanProcessors: [new SimpleSpanProcessor({ exporter })] })
   const tracer = provider.getTracer(service)
   for (let attempt = 0; attempt < times; attempt++) {
     const span = tracer.startSpan('reserve stock')

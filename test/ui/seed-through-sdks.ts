@@ -4,9 +4,9 @@ import { resourceFromAttributes } from '@opentelemetry/resources'
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto'
 import { OTLPLogExporter } from '@opentelemetry/exporter-logs-otlp-proto'
 import { LoggerProvider, SimpleLogRecordProcessor } from '@opentelemetry/sdk-logs'
-import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node'
-import { SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'
+import { SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace'
 import * as Sentry from '@sentry/node'
+import { registerNodeTracing } from '../support/otel-tracing.ts'
 import { createProject, event, ingest, type TestPortal, type TestProject } from '../support/portal.ts'
 
 /** What the checkout service sent, as a reviewer would find it in the UI. */
@@ -40,8 +40,8 @@ export async function seedCheckoutIncident(t: TestPortal, name: string, release:
 
   const headers = { authorization: `Bearer ${key}` }
   const resource = resourceFromAttributes({ 'service.name': SERVICE, 'service.version': release })
-  const tracerProvider = new NodeTracerProvider({ resource, spanProcessors: [new SimpleSpanProcessor(new OTLPTraceExporter({ url: `${otlpEndpoint}/v1/traces`, headers }))] })
-  tracerProvider.register()
+  const tracerProvider = new TracerProvider({ resource, spanProcessors: [new SimpleSpanProcessor({ exporter: new OTLPTraceExporter({ url: `${otlpEndpoint}/v1/traces`, headers }) })] })
+  registerNodeTracing(tracerProvider)
   const loggerProvider = new LoggerProvider({ resource, processors: [new SimpleLogRecordProcessor({ exporter: new OTLPLogExporter({ url: `${otlpEndpoint}/v1/logs`, headers }) })] })
   logs.setGlobalLoggerProvider(loggerProvider)
   // No default integrations: they would hook this test process's uncaught exceptions and console.

@@ -1,18 +1,16 @@
-import { createRequire } from 'node:module'
+import { opentelemetry } from './otlp-proto.generated.js'
 
 /**
- * The official OTLP protobuf definitions (opentelemetry-proto), as the OpenTelemetry JS project
- * generated them into protobufjs static code for @opentelemetry/otlp-transformer 0.57. Later
- * releases serialise by hand and ship no decoder, so the receiver pins this one for its root.
+ * The OTLP export messages, decoded with the official definitions: the opentelemetry-proto files in
+ * ./opentelemetry-proto (vendored, version and licence beside them) compiled by protobufjs's CLI into
+ * ./otlp-proto.generated.js (bin/generate-otlp-proto.ts).
  */
-const root = createRequire(import.meta.url)('@opentelemetry/otlp-transformer/build/src/generated/root.js')
-
 interface MessageType {
   decode(bytes: Uint8Array): unknown
   encode(message: unknown): { finish(): Uint8Array }
 }
 
-const collector = root.opentelemetry.proto.collector
+const collector = opentelemetry.proto.collector
 
 /** The request and response messages of one OTLP signal's export service. */
 export interface OtlpService {

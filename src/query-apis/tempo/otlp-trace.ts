@@ -1,12 +1,11 @@
 import { createRequire } from 'node:module'
 import { nanosString } from '../durations.ts'
 import type { SpanRow } from './span-rows.ts'
+import { traceService } from '../../intake/otlp/proto.ts'
 
 const require = createRequire(import.meta.url)
-/** The official OTLP messages (see src/intake/otlp/proto.ts): TracesData, Tempo's `Trace` and the export request share one wire format. */
-const ExportTraceServiceRequest = require('@opentelemetry/otlp-transformer/build/src/generated/root.js').opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest as {
-  encode(message: unknown): { finish(): Uint8Array }
-}
+/** The official OTLP messages (src/intake/otlp/proto.ts): TracesData, Tempo's `Trace` and the export request share one wire format. */
+const ExportTraceServiceRequest = traceService.request
 const { Writer } = require('protobufjs/minimal') as { Writer: { create(): { uint32(value: number): { bytes(value: Uint8Array): { finish(): Uint8Array } } } } }
 
 const SPAN_KINDS = ['unspecified', 'internal', 'server', 'client', 'producer', 'consumer']

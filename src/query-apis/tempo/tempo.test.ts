@@ -1,12 +1,20 @@
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { createRequire } from 'node:module'
 import { createProject, DIALECTS, event, type TestPortal, type TestProject } from '../../../test/support/portal.ts'
 import { ingestAll, otherOrganisation, startReadsPortal } from '../../../test/support/module-reads.ts'
+import { traceService } from '../../intake/otlp/proto.ts'
 
-// The official OTLP messages, as the OpenTelemetry JS project generated them, decode what the portal sends.
-const otlp = createRequire(import.meta.url)('@opentelemetry/otlp-transformer/build/src/generated/root.js').opentelemetry.proto
-const TracesData = otlp.collector.trace.v1.ExportTraceServiceRequest
+// The official OTLP messages (the vendored opentelemetry-proto, src/intake/otlp/proto.ts) decode what the portal sends.
+const TracesData = traceService.request
+
+/** A decoded message as protobufjs's toObject({ longs: String, bytes: String }) gives it: bytes in base64, 64-bit integers as strings. */
+function plainMessage(value: any): any {
+  if (value instanceof Uint8Array) return Buffer.from(value).toString('base64')
+  if (value && typeof value.toNumber === 'function') return value.toString()
+  if (Array.isArray(value)) return value.map(plainMessage)
+  if (value && typeof value === 'object') return Object.fromEntries(Object.keys(value).map((key) => [key, plainMessage(value[key])]))
+  return value
+}
 
 const BASE = Date.parse('2026-03-15T12:00:00.000Z')
 const iso = (seconds: number) => new Date(BASE + seconds * 1000).toISOString()
@@ -58,7 +66,7 @@ for (const dialect of DIALECTS) {
 
       const protobuf = await tempo(`traces/${TRACE_A}`, { accept: 'application/protobuf' })
       assert.equal(protobuf.headers.get('content-type'), 'application/protobuf')
-      const decoded = TracesData.toObject(TracesData.decode(protobuf.bytes), { longs: String, bytes: String })
+      const decoded = plainMessage(TracesData.decode(protobuf.bytes))
       const spans = decoded.resourceSpans.flatMap((batch: any) => batch.scopeSpans.flatMap((scope: any) => scope.spans))
       assert.deepEqual(spans.map((span: any) => Buffer.from(span.spanId, 'base64').toString('hex')).sort(), ['a000000000000001', 'a000000000000002'])
       assert.deepEqual(spans.find((span: any) => span.name === 'POST /pay').attributes, [{ key: 'http.status_code', value: { intValue: '502' } }])

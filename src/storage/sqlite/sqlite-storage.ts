@@ -25,6 +25,7 @@ import { SqliteReader } from './sqlite-reader.ts'
 import { WriterLock } from './writer-lock.ts'
 import type { WriterThread } from '../storage.ts'
 import { copySqliteDatabase } from './sqlite-backup.ts'
+import { fileSystemStartupError } from '../../startup.ts'
 
 // SQLite's own, and the file system's that the WAL's fsync can fail with.
 const UNAVAILABLE_CODES = new Set(['SQLITE_READONLY', 'SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_CANTOPEN', 'SQLITE_BUSY', 'SQLITE_CORRUPT', 'EIO', 'ENOSPC', 'EDQUOT', 'EROFS', 'EFBIG'])
@@ -41,6 +42,18 @@ export function isSqliteUnavailable(error: unknown): boolean {
  * worker thread that writes beside the event loop's (`Storage.writerLock`): its writes take turns with the
  * event loop thread's through that lock, and it has no reader thread of its own.
  */
+/** The database file, its folder created if need be; one the file system refuses is a StartupError naming DATABASE_URL. */
+function openDatabaseFile(file: string): SQLite.Database {
+  if (file === ':memory:') return new SQLite(file)
+  const folder = path.dirname(path.resolve(file))
+  try {
+    fs.mkdirSync(folder, { recursive: true })
+    return new SQLite(file)
+  } catch (error) {
+    throw fileSystemStartupError(error, 'DATABASE_URL', folder)
+  }
+}
+
 export function openSqliteStorage(
   file: string,
   synchronous: 'full' | 'normal',
@@ -48,8 +61,7 @@ export function openSqliteStorage(
   connectionWaitMs = DEFAULT_POOL_WAIT_MS,
   writerThread?: WriterThread,
 ): Storage {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true })
-  const database = new SQLite(file)
+  const database = openDatabaseFile(file)
   // Takes effect only in a new, empty file: pages the retention job frees can then go back to the file system.
   database.pragma('auto_vacuum = incremental')
   const wal = database.pragma('journal_mode = WAL', { simple: true }) === 'wal'
