@@ -79,7 +79,7 @@ export interface ErrorData {
   /** a printed stack trace (V8, CPython, JVM, …), parsed for grouping */
   stack?: string
   /** structured frames, innermost first; used instead of `stack` for grouping */
-  frames?: ({ function?: string; module?: string; filename?: string; lineno?: number; colno?: number; inApp?: boolean })[]
+  frames?: ({ function?: string; module?: string; filename?: string; absPath?: string; lineno?: number; colno?: number; inApp?: boolean })[]
   /** request context; Authorization, Cookie and API-key headers are stored as [filtered] */
   request?: Record<string, unknown>
   /** overrides grouping, as a capture’s and Sentry’s `fingerprint`: occurrences with the same array share a group; `{{ default }}` stands for the computed fingerprint */

@@ -369,7 +369,7 @@ describe('investigating in Chromium: linked signals, time in hand, the error gro
     const explanation = (await grouping.first().textContent())!
     assert.match(explanation, /✓ counted\s*exception: LookupError/)
     assert.match(explanation, /✓ counted\s*stacktrace/)
-    assert.match(explanation, /✗ not counted\s*message/)
+    assert.match(explanation, /✗ not counted\s*value/)
 
     const releases = page.getByRole('table', { name: 'Occurrences per release' })
     assert.match((await releases.getByRole('row').filter({ hasText: 'app@1' }).textContent())!, /2\s*\(67%\)/)

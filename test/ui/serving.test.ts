@@ -64,8 +64,10 @@ describe('the portal serves the web UI outside /api/', () => {
   test('the OpenAPI document lists /api/me and not the app', async () => {
     const document = (await t.request('GET', '/api/openapi.json', { token: t.viewerToken })).body
     assert.ok(document.paths['/api/me'])
-    // Prometheus scrapes /metrics by convention; every other operation is under /api/, and no page of the app is one.
-    assert.deepEqual(Object.keys(document.paths).filter((route) => !route.startsWith('/api/')), ['/metrics'])
+    // Prometheus scrapes /metrics by convention and Grafana's data sources read Loki's, Tempo's and Prometheus' paths
+    // (docs/grafana.md); every other operation is under /api/, and no page of the app is one.
+    assert.deepEqual(Object.keys(document.paths).filter((route) => !/^\/(api|loki|tempo|prometheus)\//.test(route)), ['/metrics'])
+    assert.ok(document.paths['/loki/api/v1/query_range'] && document.paths['/tempo/api/search'] && document.paths['/prometheus/api/v1/query'])
   })
 })
 
