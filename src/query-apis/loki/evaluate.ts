@@ -1,5 +1,6 @@
 import type { PortalContext } from '../../context.ts'
 import { HOUR_MS } from '../../modules/logs/level-hours.ts'
+import { applyBinaryOperator, combineSamples, COMPARISONS } from '../binary-operators.ts'
 import { LogqlError, type ArithmeticOp, type Grouping, type LogSelection, type MetricExpr } from './logql.ts'
 import { compareLabels, labelsKey, type Labels } from '../samples.ts'
 import { compilePipeline, type LogEntry } from './pipeline.ts'
@@ -195,56 +196,18 @@ function aggregate(op: string, grouping: Grouping | undefined, parameter: number
   return result
 }
 
-const COMPARISONS = new Set<ArithmeticOp>(['==', '!=', '>', '>=', '<', '<='])
-
-function apply(op: ArithmeticOp, a: number, b: number): number {
-  switch (op) {
-    case '+':
-      return a + b
-    case '-':
-      return a - b
-    case '*':
-      return a * b
-    case '/':
-      return a / b
-    case '%':
-      return a % b
-    case '^':
-      return a ** b
-    case '==':
-      return Number(a === b)
-    case '!=':
-      return Number(a !== b)
-    case '>':
-      return Number(a > b)
-    case '>=':
-      return Number(a >= b)
-    case '<':
-      return Number(a < b)
-    case '<=':
-      return Number(a <= b)
-  }
-}
-
-/** One step of a binary operation: arithmetic, or a comparison that filters (keeps the left value) unless `bool`. */
-function combine(op: ArithmeticOp, bool: boolean, a: number | undefined, b: number | undefined): number | undefined {
-  if (a === undefined || b === undefined) return undefined
-  const value = apply(op, a, b)
-  if (!COMPARISONS.has(op) || bool) return value
-  return value === 1 ? a : undefined
-}
 
 function binary(op: ArithmeticOp, bool: boolean, left: MetricValue, right: MetricValue, steps: number): MetricValue {
   if (left.kind === 'scalar' && right.kind === 'scalar') {
     if (COMPARISONS.has(op) && !bool) throw new LogqlError('parse error: comparisons between scalars must use the bool modifier')
-    return { kind: 'scalar', values: left.values.map((value, step) => apply(op, value, right.values[step])) }
+    return { kind: 'scalar', values: left.values.map((value, step) => applyBinaryOperator(op, value, right.values[step])) }
   }
   const present = (series: Series[]) => series.filter((member) => member.values.some((value) => value !== undefined))
   if (left.kind === 'scalar' && right.kind === 'vector') {
-    return { kind: 'vector', series: present(right.series.map((member) => ({ labels: member.labels, values: member.values.map((value, step) => combine(op, bool, left.values[step], value)) }))) }
+    return { kind: 'vector', series: present(right.series.map((member) => ({ labels: member.labels, values: member.values.map((value, step) => combineSamples(op, bool, left.values[step], value, left.values[step])) }))) }
   }
   if (left.kind === 'vector' && right.kind === 'scalar') {
-    return { kind: 'vector', series: present(left.series.map((member) => ({ labels: member.labels, values: member.values.map((value, step) => combine(op, bool, value, right.values[step])) }))) }
+    return { kind: 'vector', series: present(left.series.map((member) => ({ labels: member.labels, values: member.values.map((value, step) => combineSamples(op, bool, value, right.values[step], value)) }))) }
   }
   // vector ⊕ vector: one-to-one on identical label sets, as PromQL without on()/ignoring()
   const rights = new Map((right as { series: Series[] }).series.map((member) => [labelsKey(member.labels), member]))
@@ -252,7 +215,7 @@ function binary(op: ArithmeticOp, bool: boolean, left: MetricValue, right: Metri
   for (const member of (left as { series: Series[] }).series) {
     const other = rights.get(labelsKey(member.labels))
     if (!other) continue
-    series.push({ labels: member.labels, values: Array.from({ length: steps }, (_, step) => combine(op, bool, member.values[step], other.values[step])) })
+    series.push({ labels: member.labels, values: Array.from({ length: steps }, (_, step) => combineSamples(op, bool, member.values[step], other.values[step], member.values[step])) })
   }
   return { kind: 'vector', series: present(series) }
 }

@@ -1,6 +1,7 @@
 import { parser } from '@grafana/lezer-logql'
 import type { SyntaxNode } from '@lezer/common'
 import { parseBytes, parseDurationMs } from '../durations.ts'
+import type { BinaryOperator } from '../binary-operators.ts'
 
 /** A query the portal refuses, with Loki's words: a parse error, or a construct it does not evaluate (named). */
 export class LogqlError extends Error {}
@@ -35,7 +36,7 @@ export interface LogSelection {
 
 export type RangeOp = 'count_over_time' | 'rate' | 'bytes_over_time' | 'bytes_rate'
 export type VectorOp = 'sum' | 'avg' | 'min' | 'max' | 'count' | 'topk' | 'bottomk'
-export type ArithmeticOp = '+' | '-' | '*' | '/' | '%' | '^' | '==' | '!=' | '>' | '>=' | '<' | '<='
+export type ArithmeticOp = BinaryOperator
 
 export type MetricExpr =
   | { kind: 'range'; op: RangeOp; selection: LogSelection; rangeMs: number; offsetMs: number; grouping?: Grouping }

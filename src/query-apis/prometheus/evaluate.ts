@@ -1,6 +1,7 @@
 import type { PortalContext } from '../../context.ts'
 import type { Labels } from '../samples.ts'
 import { loadSeries, type SampleSeries } from './metric-rows.ts'
+import { applyBinaryOperator, combineSamples as combine, COMPARISONS } from '../binary-operators.ts'
 import { PromqlError, type BinaryOp, type PromExpr, type RangeFunction, type Selector } from './promql.ts'
 
 /** How far back an instant selector looks for a series' latest sample, as Prometheus' default. */
@@ -115,36 +116,7 @@ function bucketQuantile(q: number, buckets: { le: number; count: number }[]): nu
   return start + (buckets[b].le - start) * (rank / count)
 }
 
-function applyOp(op: BinaryOp, a: number, b: number): number {
-  switch (op) {
-    case '+':
-      return a + b
-    case '-':
-      return a - b
-    case '*':
-      return a * b
-    case '/':
-      return a / b
-    case '%':
-      return a % b
-    case '^':
-      return a ** b
-    case '==':
-      return Number(a === b)
-    case '!=':
-      return Number(a !== b)
-    case '>':
-      return Number(a > b)
-    case '>=':
-      return Number(a >= b)
-    case '<':
-      return Number(a < b)
-    case '<=':
-      return Number(a <= b)
-  }
-}
 
-const COMPARISONS = new Set<BinaryOp>(['==', '!=', '>', '>=', '<', '<='])
 
 /** Evaluates PromQL at each of `times` (ms). */
 export async function evaluatePromql(ctx: PortalContext, projectId: string, expr: PromExpr, times: number[]): Promise<PromValue> {
@@ -255,17 +227,11 @@ async function aggregate(ctx: PortalContext, projectId: string, expr: Extract<Pr
   return { kind: 'vector', series: series.filter((member) => member.values.some((value) => value !== undefined)) }
 }
 
-function combine(op: BinaryOp, bool: boolean, a: number | undefined, b: number | undefined, keep: number | undefined): number | undefined {
-  if (a === undefined || b === undefined) return undefined
-  const value = applyOp(op, a, b)
-  if (!COMPARISONS.has(op) || bool) return value
-  return value === 1 ? keep : undefined
-}
 
 function binary(op: BinaryOp, bool: boolean, left: PromValue, right: PromValue, steps: number): PromValue {
   if (left.kind === 'scalar' && right.kind === 'scalar') {
     if (COMPARISONS.has(op) && !bool) throw new PromqlError('comparisons between scalars must use BOOL modifier')
-    return { kind: 'scalar', values: left.values.map((value, step) => applyOp(op, value, right.values[step])) }
+    return { kind: 'scalar', values: left.values.map((value, step) => applyBinaryOperator(op, value, right.values[step])) }
   }
   const present = (series: Series[]) => series.filter((member) => member.values.some((value) => value !== undefined))
   // Arithmetic drops the metric name; a filtering comparison keeps the series as it was.

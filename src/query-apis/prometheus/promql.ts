@@ -1,6 +1,7 @@
 import { parser } from '@prometheus-io/lezer-promql'
 import type { SyntaxNode } from '@lezer/common'
 import { parseDurationMs } from '../durations.ts'
+import type { BinaryOperator } from '../binary-operators.ts'
 
 /** A PromQL query the portal refuses: a parse error, or a construct it does not evaluate (named). */
 export class PromqlError extends Error {}
@@ -19,7 +20,7 @@ export interface Selector {
 
 export type RangeFunction = 'rate' | 'increase' | 'sum_over_time' | 'avg_over_time' | 'min_over_time' | 'max_over_time' | 'count_over_time' | 'last_over_time'
 export type AggregateOp = 'sum' | 'avg' | 'min' | 'max' | 'count' | 'topk' | 'bottomk'
-export type BinaryOp = '+' | '-' | '*' | '/' | '%' | '^' | '==' | '!=' | '>' | '>=' | '<' | '<='
+export type BinaryOp = BinaryOperator
 
 export type PromExpr =
   | { kind: 'number'; value: number }
