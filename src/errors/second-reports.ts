@@ -12,21 +12,8 @@ const SPAN_LOCK_SLOTS = 1024
 const DAY_MS = 86_400_000
 
 /** The stored (or, in the same batch, earlier) report of an exception that a second report merges into. */
-export interface FirstReport {
-  id: string
-  projectId: string
+export type FirstReport = Pick<Occurrence, 'id' | 'projectId' | 'ts' | 'name' | 'message' | 'stack' | 'frames' | 'release' | 'environment' | 'service' | 'request' | 'metadata' | 'breadcrumbs'> & {
   fingerprint: string
-  ts: number
-  name: string
-  message: string
-  stack: string | null
-  frames: Frame[] | null
-  release: string | null
-  environment: string | null
-  service: string | null
-  request: Record<string, unknown> | null
-  metadata: Record<string, unknown>
-  breadcrumbs: Breadcrumb[] | null
   reportedBy: string[]
 }
 
