@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import * as Sentry from '@sentry/node'
 import { DIALECTS, createProject, readAll, startTestPortal, type TestPortal } from '../support/portal.ts'
-import { crashFreeRate } from '../../src/modules/sessions/health.ts'
+import { sessionSignals } from '../../src/modules/sessions/signals.ts'
 
 interface Keys {
   projectId: string
@@ -103,11 +103,12 @@ for (const dialect of DIALECTS) {
       const [row] = await health(t, keys.projectId)
       assert.deepEqual([row.sessions, row.crashedSessions, row.erroredSessions, row.users], [202, 8, 12, 1])
       assert.equal(row.crashFreeSessions, 1 - 8 / 202)
-      // What an alert rule's signal calls: the same rates for a window, over the releases that match.
-      const window = { projectId: keys.projectId, fromMs: Date.now() - 3_600_000, toMs: Date.now() + 60_000 }
-      const rates = await crashFreeRate(t.portal.ctx.storage.db, { ...window, release: 'api@7', environment: 'production' })
-      assert.deepEqual(rates, { sessions: 202, crashedSessions: 8, crashFreeSessions: 1 - 8 / 202, users: 1, crashedUsers: 0, crashFreeUsers: 1 })
-      assert.equal((await crashFreeRate(t.portal.ctx.storage.db, { ...window, release: 'api@8' })).crashFreeSessions, null, 'no sessions: no rate')
+      // The alert signal over the same sessions: crash-free % per series, and no data (not 100 %) without sessions.
+      const [crashFree] = sessionSignals
+      const query = { projectId: keys.projectId, fromMs: Date.now() - 3_600_000, toMs: Date.now() + 60_000, filters: { environment: 'production' }, aggregate: 'sessions', by: 'release' }
+      assert.deepEqual(await crashFree.evaluate(t.portal.ctx, query), [{ series: 'api@7', value: 100 * (1 - 8 / 202) }])
+      assert.deepEqual(await crashFree.evaluate(t.portal.ctx, { ...query, aggregate: 'users', by: undefined }), [{ series: '', value: 100 }])
+      assert.deepEqual(await crashFree.evaluate(t.portal.ctx, { ...query, filters: { release: 'api@8' } }), [], 'no sessions: no data')
       const later = new Date(Date.now() + 60_000).toISOString()
       assert.deepEqual(await health(t, keys.projectId, `&from=${later}&to=${new Date(Date.now() + 120_000).toISOString()}`), [])
     })

@@ -242,17 +242,6 @@ export async function releaseHealth(connection: Connection, window: HealthWindow
  * rule's signal evaluates (`crashFreeSessions` below a threshold). Sessions and users are summed over the
  * releases and environments that match.
  */
-export async function crashFreeRate(connection: Connection, window: HealthWindow) {
-  const rows = await releaseHealth(connection, window)
-  const sum = (field: 'sessions' | 'crashedSessions') => rows.reduce((total, row) => total + row[field], 0)
-  const sessions = sum('sessions')
-  const crashedSessions = sum('crashedSessions')
-  // Users are distinct per release and environment; across several, a user counts in each (an upper bound).
-  const users = rows.reduce((total, row) => total + row.users, 0)
-  const crashedUsers = rows.reduce((total, row) => total + row.crashedUsers, 0)
-  return { sessions, crashedSessions, crashFreeSessions: rate(sessions - crashedSessions, sessions), users, crashedUsers, crashFreeUsers: rate(users - crashedUsers, users) }
-}
-
 function rate(part: number, whole: number): number | null {
   return whole > 0 ? part / whole : null
 }

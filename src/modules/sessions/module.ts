@@ -4,6 +4,7 @@ import { checkSession, SessionPayload, sessionExamples } from './payload.ts'
 import { sessionMigrations } from './migrations.ts'
 import { recordSessions } from './health.ts'
 import { sessionReads } from './reads.ts'
+import { sessionSignals } from './signals.ts'
 
 /** Release health: sessions from Sentry SDKs (or ingest) become crash-free rates per release and environment. */
 export const sessionsModule = defineModule({
@@ -30,4 +31,5 @@ export const sessionsModule = defineModule({
     ],
   },
   routes: sessionReads,
+  signals: sessionSignals,
 })
