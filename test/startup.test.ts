@@ -95,8 +95,12 @@ describe('a PostgreSQL that comes up after the portal', { skip: !DIALECTS.includ
       client.on('error', () => server.destroy())
       server.on('error', () => client.destroy())
     })
-    const portalStarting = spawnPortal({ DATABASE_URL: late.toString(), PORTAL_DATA_DIR: database.dataDir, STARTUP_WAIT_SECONDS: '60' })
-    await new Promise((resolve) => setTimeout(resolve, 2_000))
+    const logFile = path.join(database.dataDir, 'portal.log')
+    const portalStarting = spawnPortal({ DATABASE_URL: late.toString(), PORTAL_DATA_DIR: database.dataDir, STARTUP_WAIT_SECONDS: '60' }, { logFile })
+    // The server comes up only once the portal has found nothing there and said it tries again: a start slowed by a
+    // busy machine must still meet the missing server first.
+    const saidItWaits = () => fs.existsSync(logFile) && fs.readFileSync(logFile, 'utf8').includes('is not reachable yet')
+    for (const deadline = Date.now() + 50_000; !saidItWaits() && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 100))
     await new Promise<void>((resolve) => proxy.listen(port, '127.0.0.1', resolve))
     const portal = await portalStarting
     try {
