@@ -205,6 +205,8 @@ export function validBodyOf(operation: Operation, org: Organisation): Record<str
     'PATCH /api/errors/groups/{fingerprint}': () => ({ status: 'resolved' }),
     'POST /api/errors/groups/{fingerprint}/merge': () => ({ fingerprints: [org.fingerprints[1]] }),
     'POST /api/errors/groups/{fingerprint}/unmerge': () => ({ fingerprints: [org.fingerprints[1]] }),
+    'PUT /api/errors/groups/{fingerprint}/assignee': () => ({ assignee: 'valid person' }),
+    'PUT /api/modules/repository/links': () => ({ provider: 'github', baseUrl: 'https://github.com', repo: 'acme/checkout' }),
     'POST /api/webhooks/endpoints': () => ({ projectId: org.project.id, url: CLOSED_LOOPBACK_URL }),
     'PATCH /api/webhooks/endpoints/{id}': () => ({ description: 'changed' }),
     'POST /api/webhooks/deliver': () => ({ projectId: org.project.id, eventType: 'valid.event', payload: { valid: true } }),
