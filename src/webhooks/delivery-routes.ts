@@ -272,14 +272,15 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<{ ctx: PortalContext }> =
   )
 }
 
-/** Brings the next scheduled attempt of pending deliveries forward to now. */
+/**
+ * Brings the next scheduled attempt of pending deliveries forward to now, one row a statement: the dispatcher
+ * claims these rows meanwhile, and a statement holding many of them could deadlock with its claim on PostgreSQL.
+ */
 async function hurry(db: ReturnType<typeof webhookDb>, deliveryIds: string[]) {
   const now = Date.now()
-  const changes = { status: 'pending' as const, next_attempt_at: now, updated_at: now }
-  for (let start = 0; start < deliveryIds.length; start += 500) {
-    await db.updateTable('webhook_deliveries').set({ next_attempt_at: now, updated_at: now }).where('id', 'in', deliveryIds.slice(start, start + 500)).where('status', '=', 'pending').execute()
+  for (const id of deliveryIds) {
+    await db.updateTable('webhook_deliveries').set({ next_attempt_at: now, updated_at: now }).where('id', '=', id).where('status', '=', 'pending').execute()
   }
-  return changes
 }
 
 /** Makes ended deliveries pending again with exactly one more attempt, due now. */
