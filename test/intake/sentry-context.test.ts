@@ -7,6 +7,7 @@ import { registerNodeTracing } from '../support/otel-tracing.ts'
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto'
 import * as Sentry from '@sentry/node'
 import { DIALECTS, createProject, createTestDatabase, readAll, startTestPortal, startTestPortalOn, type PortalClient, type TestPortal } from '../support/portal.ts'
+import { createSentryKey } from '../support/sentry-key.ts'
 
 interface Keys {
   projectId: string
@@ -18,10 +19,9 @@ interface Keys {
 
 async function keysFor(t: PortalClient, name: string): Promise<Keys> {
   const project = await createProject(t, name)
-  const sentry = await t.request('POST', `/api/projects/${project.id}/keys`, { token: t.adminToken, body: { name: 'sentry', scopes: ['sentry'] } })
+  const sentry = await createSentryKey(t, project.id)
   const otlp = await t.request('POST', `/api/projects/${project.id}/keys`, { token: t.adminToken, body: { name: 'otel', scopes: ['otlp'] } })
-  assert.equal(sentry.status, 201, sentry.text)
-  return { projectId: project.id, dsn: sentry.body.sentryDsn, sentryKey: sentry.body.key, number: sentry.body.sentryDsn.split('/').pop(), otlpKey: otlp.body.key }
+  return { projectId: project.id, dsn: sentry.dsn, sentryKey: sentry.key, number: sentry.number, otlpKey: otlp.body.key }
 }
 
 const envelope = (...lines: unknown[]) => lines.map((line) => JSON.stringify(line)).join('\n')

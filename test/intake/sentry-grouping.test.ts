@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import * as Sentry from '@sentry/node'
 import { createProject, DIALECTS, readAll, startTestPortal, type TestPortal } from '../support/portal.ts'
+import { createSentryKey } from '../support/sentry-key.ts'
 
 // Each failure is thrown in a function of its own, so that its frames say which one it is.
 function declineCard(card: number): Error {
@@ -31,9 +32,7 @@ for (const dialect of DIALECTS) {
     /** A project of its own with a Sentry DSN, and the SDK initialised with it (linked errors on, as by default). */
     async function sentryProject(name: string): Promise<string> {
       const project = await createProject(t, name)
-      const created = await t.request('POST', `/api/projects/${project.id}/keys`, { token: t.adminToken, body: { name: 'sentry', scopes: ['sentry'] } })
-      assert.equal(created.status, 201, created.text)
-      Sentry.init({ dsn: created.body.sentryDsn, defaultIntegrations: false, integrations: [Sentry.linkedErrorsIntegration()], release: `${name}@1` })
+      Sentry.init({ dsn: (await createSentryKey(t, project.id)).dsn, defaultIntegrations: false, integrations: [Sentry.linkedErrorsIntegration()], release: `${name}@1` })
       return project.id
     }
 

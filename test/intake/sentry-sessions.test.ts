@@ -3,6 +3,7 @@ import assert from 'node:assert/strict'
 import * as Sentry from '@sentry/node'
 import { DIALECTS, createProject, readAll, startTestPortal, type TestPortal } from '../support/portal.ts'
 import { sessionSignals } from '../../src/modules/sessions/signals.ts'
+import { createSentryKey } from '../support/sentry-key.ts'
 
 interface Keys {
   projectId: string
@@ -13,9 +14,8 @@ interface Keys {
 
 async function sentryProject(t: TestPortal, name: string): Promise<Keys> {
   const project = await createProject(t, name)
-  const created = await t.request('POST', `/api/projects/${project.id}/keys`, { token: t.adminToken, body: { name: 'sentry', scopes: ['sentry'] } })
-  assert.equal(created.status, 201, created.text)
-  return { projectId: project.id, dsn: created.body.sentryDsn, sentryKey: created.body.key, number: created.body.sentryDsn.split('/').pop() }
+  const sentry = await createSentryKey(t, project.id)
+  return { projectId: project.id, dsn: sentry.dsn, sentryKey: sentry.key, number: sentry.number }
 }
 
 function sendEnvelope(t: TestPortal, keys: Keys, ...lines: unknown[]) {

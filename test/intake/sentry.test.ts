@@ -8,19 +8,7 @@ import * as Sentry from '@sentry/node'
 import { DIALECTS, createProject, readAll, startTestPortal, type TestPortal, type TestProject } from '../support/portal.ts'
 import { failCheckoutWithCauses } from '../support/error-chain.ts'
 import { registerNodeTracing } from '../support/otel-tracing.ts'
-
-interface SentryKey {
-  key: string
-  dsn: string
-  number: string
-}
-
-async function sentryKey(t: TestPortal, projectId: string): Promise<SentryKey> {
-  const created = await t.request('POST', `/api/projects/${projectId}/keys`, { token: t.adminToken, body: { name: 'sentry', scopes: ['sentry'] } })
-  assert.equal(created.status, 201, created.text)
-  const number = created.body.sentryDsn.split('/').pop()
-  return { key: created.body.key, dsn: created.body.sentryDsn, number }
-}
+import { createSentryKey as sentryKey, type SentryKey } from '../support/sentry-key.ts'
 
 function failInCheckout(orderId: number): Error {
   try {
