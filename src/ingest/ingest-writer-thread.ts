@@ -13,6 +13,7 @@ import { storageOptions } from '../storage-options.ts'
 import { webhookNotifications } from '../webhooks/enqueue.ts'
 import { MAX_BATCHES_PER_TRANSACTION, writeIngestBatches, type IngestBatch } from './write-batches.ts'
 import type { WriterAnswer, WriterMessage } from './ingest-writer.ts'
+import { unpackBatch } from './packed-batch.ts'
 import { withAlertTriggers } from '../alerts/triggers.ts'
 
 const port = parentPort!
@@ -68,7 +69,7 @@ port.on('message', async (message: WriterMessage) => {
     return answer({ kind: 'closed' })
   }
   const { id, batch } = message
-  const accepted = batch.events.map(({ type, id, ts, receivedAt, dataJson }) => ({
+  const accepted = unpackBatch(batch).map(({ type, id, ts, receivedAt, dataJson }) => ({
     module: moduleByType.get(type)!,
     event: { id, projectId: batch.projectId, ts, receivedAt, data: JSON.parse(dataJson) as Record<string, unknown> },
     dataJson,

@@ -6,17 +6,13 @@ import { observeCommit, trackBacklog } from '../metrics/metrics.ts'
 import type { GroupCommitter } from '../storage/group-commit.ts'
 import { PoolExhaustedError, type WriterThread } from '../storage/storage.ts'
 import { WriterLock } from '../storage/sqlite/writer-lock.ts'
+import { packBatch, type PackedBatch } from './packed-batch.ts'
 import type { IngestBatch } from './write-batches.ts'
 
 /** What the event loop's thread tells the writer's: open a portal's database, write a batch to it, close it. */
 export type WriterMessage =
   | { kind: 'open'; config: Config; writerThread: WriterThread }
-  | {
-      kind: 'batch'
-      id: number
-      /** the events' payloads as the JSON text they are stored as */
-      batch: Omit<IngestBatch, 'accepted'> & { events: { type: string; id: string; ts: number; receivedAt: number; dataJson: string }[] }
-    }
+  | { kind: 'batch'; id: number; batch: PackedBatch }
   | { kind: 'close' }
 
 export type WriterAnswer =
@@ -98,8 +94,7 @@ export class IngestWriter implements GroupCommitter<IngestBatch, boolean> {
     const weight = batch.accepted.length
     this.weight += weight
     const id = this.nextId++
-    const events = batch.accepted.map(({ module, event, dataJson }) => ({ type: module.type, id: event.id, ts: event.ts, receivedAt: event.receivedAt, dataJson }))
-    const message: WriterMessage = { kind: 'batch', id, batch: { projectId: batch.projectId, key: batch.key, response: batch.response, events } }
+    const message: WriterMessage = { kind: 'batch', id, batch: packBatch(batch) }
     return new Promise<boolean>((resolve, reject) => {
       // after a thread died, the next batch opens the database on another; it waits there for the opening
       const { worker } = this.thread ?? this.open()
