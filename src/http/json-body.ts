@@ -30,7 +30,7 @@ export function parseJsonBody(text: string, maxDepth = Infinity): unknown {
       /prototype/i.test(message) ? 'body: contains a __proto__ or constructor.prototype key, which is refused' : `body: is not valid JSON (${message})`,
     )
   }
-  if (typeof parsed === 'object' && parsed !== null && nestedDeeperThan(parsed, maxDepth)) {
+  if (maxDepth !== Infinity && typeof parsed === 'object' && parsed !== null && nestedDeeperThan(parsed, maxDepth)) {
     throw new ProblemError(400, 'too_deep', `body: is nested deeper than ${maxDepth} levels`)
   }
   return parsed
@@ -50,15 +50,26 @@ export function replaceNulInParameters(parameters: unknown): void {
   }
 }
 
-/** Whether a parsed JSON value nests deeper than `maxDepth` levels (iteratively: the input may be very deep). */
+/**
+ * Whether a parsed JSON value nests deeper than `maxDepth` levels. Recursive, so the stack it takes is bounded by
+ * `maxDepth` (at most 64 here), not by the input; it allocates nothing, as it runs on every ingested event.
+ */
 export function nestedDeeperThan(root: object, maxDepth: number): boolean {
-  const stack: [unknown, number][] = [[root, 1]]
-  while (stack.length > 0) {
-    const [value, depth] = stack.pop()!
-    if (depth > maxDepth) return true
-    for (const child of Object.values(value as object)) {
-      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1])
-    }
+  if (maxDepth > MAX_CHECKED_DEPTH) throw new RangeError(`nestedDeeperThan checks at most ${MAX_CHECKED_DEPTH} levels`)
+  return hasObjectDeeperThan(root, maxDepth - 1)
+}
+
+const MAX_CHECKED_DEPTH = 1_000
+
+function hasObjectDeeperThan(value: object, levelsLeft: number): boolean {
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) if (isDeeper(value[index], levelsLeft)) return true
+    return false
   }
+  for (const key in value) if (isDeeper((value as Record<string, unknown>)[key], levelsLeft)) return true
   return false
+}
+
+function isDeeper(child: unknown, levelsLeft: number): boolean {
+  return typeof child === 'object' && child !== null && (levelsLeft === 0 || hasObjectDeeperThan(child, levelsLeft - 1))
 }
