@@ -130,6 +130,36 @@ if (DIALECTS.includes('sqlite')) {
 }
 
 if (DIALECTS.includes('sqlite')) {
+  test('an outbox row an earlier version left deflated (acknowledged, not yet applied at its stop) is applied after the upgrade', async () => {
+    const database = await createTestDatabase('sqlite')
+    try {
+      const first = await startTestPortalOn('sqlite', database, DEFAULT)
+      const project = await createProject(first)
+      assert.equal((await ingest(first, project, [event('log', { level: 'info', message: 'current' })])).status, 200)
+      await first.close()
+      // As a portal that stored blocks deflated left its outbox when it was killed before applying them.
+      const columns = ['id', 'project_id', 'ts', 'received_at', 'data', 'level', 'module', 'message']
+      const ts = Date.now()
+      const values = [['evt_left_deflated'], [project.id], [ts], [ts], ['{"level":"warn","message":"left deflated"}'], ['warn'], [null], ['left deflated']]
+      const { default: SQLite } = await import('better-sqlite3')
+      const { deflateRawSync } = await import('node:zlib')
+      const state = new SQLite(path.join(database.dataDir, 'portal.db'))
+      state.prepare('insert into event_outbox (event_table, events, first_ts, last_ts, block) values (?, 1, ?, ?, ?)').run('log_events', ts, ts, deflateRawSync(JSON.stringify({ columns, values }), { level: 1 }))
+      state.close()
+
+      const again = await startTestPortalOn('sqlite', database, DEFAULT)
+      try {
+        assert.deepEqual(await messages(again, project.id), ['current', 'left deflated'])
+      } finally {
+        await again.close()
+      }
+    } finally {
+      await database.drop()
+    }
+  })
+}
+
+if (DIALECTS.includes('sqlite')) {
   test('a second portal of this process on the same data folder is refused, naming events.duckdb', async () => {
     const database = await createTestDatabase('sqlite')
     try {
