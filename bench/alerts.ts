@@ -5,7 +5,7 @@
 // rules and for event-driven ones (a new error group); a 7-day backtest of a log rule and of an error rule.
 // TEST_DATABASES=sqlite (or postgres) narrows the databases.
 import { sql } from 'kysely'
-import { newId } from '../src/ids.ts'
+import { newEventId } from '../src/ids.ts'
 import type { PortalContext } from '../src/context.ts'
 import { moduleByType } from '../src/modules/registry.ts'
 import { writeEvents, type AcceptedEvent } from '../src/modules/write-events.ts'
@@ -48,7 +48,7 @@ async function seed(ctx: PortalContext, projectId: string, type: string, count: 
     for (let i = first; i < Math.min(count, first + ROWS_PER_TRANSACTION); i++) {
       const ts = now - SPAN_MS + Math.floor((i / count) * SPAN_MS)
       const data = payloadOf(type, i)
-      events.push({ module, event: { id: newId('evt', ts), projectId, ts, receivedAt: ts, data }, dataJson: JSON.stringify(data) })
+      events.push({ module, event: { id: newEventId(ts), projectId, ts, receivedAt: ts, data }, dataJson: JSON.stringify(data) })
     }
     await ctx.storage.db.transaction().execute((trx) => writeEvents(trx, ctx, events))
   }

@@ -10,7 +10,7 @@ import os from 'node:os'
 import path from 'node:path'
 import autocannon from 'autocannon'
 import SQLite from 'better-sqlite3'
-import { newId } from '../src/ids.ts'
+import { newEventId } from '../src/ids.ts'
 import { allMigrations } from '../src/portal.ts'
 import { migrate } from '../src/storage/migrations.ts'
 import { openStorage } from '../src/storage/storage.ts'
@@ -61,7 +61,7 @@ async function sqliteStorageCeiling(): Promise<number> {
         const now = Date.now()
         const values: unknown[] = []
         for (const { data } of batchesOfEvents[batch % batchesOfEvents.length]) {
-          values.push(newId('evt', now), 'prj_bench', now, now, JSON.stringify(data), data.level, data.module, data.message)
+          values.push(newEventId(now), 'prj_bench', now, now, JSON.stringify(data), data.level, data.module, data.message)
         }
         insertLogs.run(values)
         const hour = Math.floor(now / 3_600_000) * 3_600_000

@@ -9,7 +9,7 @@ import os from 'node:os'
 import autocannon from 'autocannon'
 import pg from 'pg'
 import { hmacSha256Hex } from '../src/identity/secrets.ts'
-import { newId } from '../src/ids.ts'
+import { newEventId } from '../src/ids.ts'
 import { allMigrations } from '../src/portal.ts'
 import { migrate } from '../src/storage/migrations.ts'
 import { openStorage } from '../src/storage/storage.ts'
@@ -73,7 +73,7 @@ async function bareRound(clients: pg.Client[], projectId: string): Promise<numbe
         for (let n = 0; n < BATCH; n++, i++) {
           // The row the portal stores: level, module and message in their columns only (src/storage/promoted-fields.ts).
           const { level, module, message, ...rest } = logData(i)
-          values.push(newId('evt', now), projectId, now, now, JSON.stringify(rest), level, module, message)
+          values.push(newEventId(now), projectId, now, now, JSON.stringify(rest), level, module, message)
         }
         await client.query('begin')
         await client.query(insert, values)

@@ -4,7 +4,7 @@
 // BENCH_QUERY_APIS_SCALE (default 1) scales the counts; BENCH_QUERY_APIS_RUNS (default 15) the timed runs.
 // TEST_DATABASES=sqlite (or postgres) narrows the databases. Loopback only; every loop is bounded.
 import { sql } from 'kysely'
-import { newId } from '../src/ids.ts'
+import { newEventId } from '../src/ids.ts'
 import type { PortalContext } from '../src/context.ts'
 import { writeEvents, type AcceptedEvent } from '../src/modules/write-events.ts'
 import { moduleByType } from '../src/modules/registry.ts'
@@ -38,7 +38,7 @@ async function seed(ctx: PortalContext, type: string, projectId: string, count: 
     for (let i = start; i < Math.min(count, start + ROWS_PER_TRANSACTION); i++) {
       const ts = START_MS + Math.floor((i / count) * 7 * DAY_MS)
       const data = payload(i)
-      accepted.push({ module, event: { id: newId('evt', ts), projectId, ts, receivedAt: ts, data }, dataJson: JSON.stringify(data) })
+      accepted.push({ module, event: { id: newEventId(ts), projectId, ts, receivedAt: ts, data }, dataJson: JSON.stringify(data) })
     }
     await ctx.storage.db.transaction().execute((trx) => writeEvents(trx, ctx, accepted))
   }

@@ -4,7 +4,7 @@
 // BENCH_READS_SCALE (default 1) scales the row counts; BENCH_READS_RUNS (default 15) the timed runs per read.
 // TEST_DATABASES=sqlite (or postgres) narrows the databases. Loopback only; every loop is bounded.
 import { sql } from 'kysely'
-import { newId } from '../src/ids.ts'
+import { newEventId } from '../src/ids.ts'
 import type { PortalContext } from '../src/context.ts'
 import type { EventModule } from '../src/modules/module.ts'
 import { writeEvents, type AcceptedEvent } from '../src/modules/write-events.ts'
@@ -74,7 +74,7 @@ async function seedModule(ctx: PortalContext, module: EventModule<any>, projectI
       // spread over the month in order, so that traces and jobs keep their shape
       const ts = START_MS + Math.floor((i / count) * 30 * DAY_MS)
       const data = payload(i)
-      accepted.push({ module, event: { id: newId('evt', ts), projectId, ts, receivedAt: ts, data }, dataJson: JSON.stringify(data) })
+      accepted.push({ module, event: { id: newEventId(ts), projectId, ts, receivedAt: ts, data }, dataJson: JSON.stringify(data) })
     }
     await ctx.storage.db.transaction().execute((trx) => writeEvents(trx, ctx, accepted))
   }

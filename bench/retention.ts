@@ -7,7 +7,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { sql } from 'kysely'
-import { newId } from '../src/ids.ts'
+import { newEventId } from '../src/ids.ts'
 import type { PortalContext } from '../src/context.ts'
 import { moduleByType } from '../src/modules/registry.ts'
 import { writeEvents, type AcceptedEvent } from '../src/modules/write-events.ts'
@@ -25,7 +25,7 @@ const logModule = moduleByType.get('log')!
 
 function logEvent(projectId: string, ts: number, i: number): AcceptedEvent {
   const data = { level: ['info', 'info', 'warn', 'error'][i % 4], message: `order ${i % 9973} created for user ${i % 1000}`, module: `module-${i % 20}`, fields: { requestId: `req-${i}` } }
-  return { module: logModule, event: { id: newId('evt', ts), projectId, ts, receivedAt: ts, data }, dataJson: JSON.stringify(data) }
+  return { module: logModule, event: { id: newEventId(ts), projectId, ts, receivedAt: ts, data }, dataJson: JSON.stringify(data) }
 }
 
 /** Writes a simulated day's events, dated through that day, as ingest writes them. */

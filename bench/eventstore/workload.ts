@@ -1,6 +1,6 @@
 // The issue-18 log workload: log events with level, module, message and two fields, over 30 days in
 // time order, written in 100-event batches; and the interface each candidate store implements.
-import { newId } from '../../src/ids.ts'
+import { newEventId } from '../../src/ids.ts'
 
 export const PROJECT_ID = 'prj_01kbench0000000000000000'
 export const DAY_MS = 86_400_000
@@ -82,7 +82,7 @@ export function makeEvents(from: number, to: number, total: number): BenchEvent[
       module: `module-${i % 20}`,
       fields: { requestId: `req-${i % 50_000}`, userId: i % 1000 },
     }
-    events.push({ id: newId('evt', receivedAt), ts, receivedAt, data, dataJson: JSON.stringify(data) })
+    events.push({ id: newEventId(receivedAt), ts, receivedAt, data, dataJson: JSON.stringify(data) })
   }
   return events
 }

@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify'
 import type { PortalContext } from '../context.ts'
 import type { Principal } from '../http/auth.ts'
 import { refuseWhenBacklogged, refuseWhenOutboxFull } from '../http/load-shedding.ts'
-import { newId } from '../ids.ts'
+import { newEventId } from '../ids.ts'
 import { countIngestEvents } from '../metrics/metrics.ts'
 import { moduleByType, registeredAtRunTime } from '../modules/registry.ts'
 import type { AcceptedEvent } from '../modules/write-events.ts'
@@ -65,7 +65,7 @@ export async function createIngestPipeline(ctx: PortalContext): Promise<IngestPi
           rejected.push({ index, reason: checked.reason })
           continue
         }
-        const event = { id: newId('evt', receivedAt), projectId, ts: checked.ts, receivedAt, data: checked.data }
+        const event = { id: newEventId(receivedAt), projectId, ts: checked.ts, receivedAt, data: checked.data }
         accepted.push({ module: checked.module, event, dataJson: checked.dataJson })
       }
       countIngestEvents([], rejected.map(({ index }) => moduleByType.get((events[index] as { type?: unknown } | null)?.type as string)?.type ?? 'unknown'))

@@ -1,6 +1,6 @@
 import type { PortalContext } from '../../context.ts'
 import type { Principal } from '../../http/auth.ts'
-import { newId } from '../../ids.ts'
+import { newEventId } from '../../ids.ts'
 import { writeEvents } from '../write-events.ts'
 import { auditModule } from './module.ts'
 import { tablesOf, type Connection } from '../../storage/tables.ts'
@@ -18,5 +18,5 @@ export async function recordManagementAction(
   const now = Date.now()
   const actor = principal?.kind === 'accessToken' ? principal.tokenId : principal?.kind === 'apiKey' ? principal.keyId : 'portal'
   const data = { actor, action, resource, metadata: principal?.kind === 'accessToken' ? { tokenName: principal.name, ...metadata } : metadata }
-  await writeEvents(tablesOf(trx), ctx, [{ module: auditModule, event: { id: newId('evt', now), projectId, ts: now, receivedAt: now, data }, dataJson: JSON.stringify(data) }])
+  await writeEvents(tablesOf(trx), ctx, [{ module: auditModule, event: { id: newEventId(now), projectId, ts: now, receivedAt: now, data }, dataJson: JSON.stringify(data) }])
 }
