@@ -5,6 +5,7 @@ import { createRequire } from 'node:module'
 import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import { loadConfig } from '../src/config.ts'
+import { modules } from '../src/modules/registry.ts'
 import { createAccessToken, DEFAULT_ORG_ID } from '../src/identity/store.ts'
 import { createLogger, startPortal, type RunningPortal } from '../src/portal.ts'
 import { occurrenceFromCapture, type CaptureBody } from '../src/errors/capture.ts'
@@ -36,7 +37,7 @@ const TIME_LIMIT_MS = 120_000
  */
 export async function run() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'portal-bench-errors-'))
-  const config = loadConfig({
+  const config = loadConfig(modules, {
     PORT: '0',
     HOST: '127.0.0.1',
     DATABASE_URL: `sqlite:${path.join(dataDir, 'portal.db')}`,

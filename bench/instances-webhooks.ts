@@ -6,6 +6,7 @@ import path from 'node:path'
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { loadConfig } from '../src/config.ts'
+import { modules } from '../src/modules/registry.ts'
 import { openMigratedStorage } from '../src/portal.ts'
 import { enqueueMessage } from '../src/webhooks/enqueue.ts'
 import { killPortal, spawnPortal, type PortalProcess } from '../test/support/process.ts'
@@ -43,7 +44,7 @@ export async function run() {
   const fast = await startReceiver(0)
   const slow = await startReceiver(SLOW_MS)
   const portals: PortalProcess[] = []
-  const storage = await openMigratedStorage(loadConfig({ ...env, PORT: '0' }))
+  const storage = await openMigratedStorage(loadConfig(modules, { ...env, PORT: '0' }))
   try {
     portals.push(await spawnPortal(env, { timeoutMs: 180_000 }))
     const fastProject = await projectWithEndpoints(portals[0].url, fast.url)

@@ -9,6 +9,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { loadConfig, type Config } from '../src/config.ts'
+import { modules } from '../src/modules/registry.ts'
 import { createLogger, openMigratedStorage, startPortal, type RunningPortal } from '../src/portal.ts'
 import { enqueueMessage } from '../src/webhooks/enqueue.ts'
 
@@ -56,7 +57,7 @@ async function call(portal: RunningPortal, method: string, route: string, body?:
 }
 
 function benchConfig(dataDir: string): Config {
-  return loadConfig({
+  return loadConfig(modules, {
     PORT: '0',
     HOST: '127.0.0.1',
     PORTAL_DATA_DIR: dataDir,

@@ -1,5 +1,4 @@
 import path from 'node:path'
-import { modules } from './modules/registry.ts'
 
 /** Every environment variable the portal reads, parsed and checked once, here. */
 export interface Config {
@@ -90,11 +89,20 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
+/**
+ * An event type as configuration sees it: `RETENTION_DAYS_<TYPE>` sets how long its rows are kept. The start
+ * passes the registry's modules in, so that configuration depends on no feature (test/architecture.test.ts).
+ */
+export interface RetainedEventType {
+  type: string
+  retention?: { defaultDays?: number }
+}
+
 type Env = Record<string, string | undefined>
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
 
-export function loadConfig(env: Env = process.env): Config {
+export function loadConfig(eventTypes: readonly RetainedEventType[], env: Env = process.env): Config {
   const dataDir = path.resolve(text(env, 'PORTAL_DATA_DIR', './data'))
   return {
     port: integer(env, 'PORT', 8080, 0, 65535),
@@ -139,8 +147,8 @@ export function loadConfig(env: Env = process.env): Config {
       disableAfterFailingSeconds: integer(env, 'WEBHOOK_DISABLE_AFTER_FAILING_SECONDS', 5 * 86_400, 1, 365 * 86_400),
     },
     retention: {
-      days: retentionDays(env),
-      alertHistoryDays: integer(env, 'RETENTION_DAYS_ALERTS', retentionDays(env).audit ?? 365, 1, MAX_RETENTION_DAYS),
+      days: retentionDays(env, eventTypes),
+      alertHistoryDays: integer(env, 'RETENTION_DAYS_ALERTS', retentionDays(env, eventTypes).audit ?? 365, 1, MAX_RETENTION_DAYS),
       intervalSeconds: integer(env, 'RETENTION_INTERVAL_SECONDS', 300, 1, 86_400),
       deleteBatchRows: integer(env, 'RETENTION_DELETE_BATCH_ROWS', 1000, 1, 100_000),
     },
@@ -289,16 +297,16 @@ function retrySchedule(env: Env): number[] {
 
 const MAX_RETENTION_DAYS = 36_500
 
-/** `RETENTION_DAYS` for every event type, `RETENTION_DAYS_<TYPE>` (named from the registry) for one; unknown names are refused. */
-function retentionDays(env: Env): Record<string, number> {
+/** `RETENTION_DAYS` for every event type, `RETENTION_DAYS_<TYPE>` (named from `eventTypes`) for one; unknown names are refused. */
+function retentionDays(env: Env, eventTypes: readonly RetainedEventType[]): Record<string, number> {
   const fallback = integer(env, 'RETENTION_DAYS', 30, 1, MAX_RETENTION_DAYS)
-  const variables = new Map(modules.map((module) => [`RETENTION_DAYS_${module.type.toUpperCase()}`, module]))
+  const variables = new Map(eventTypes.map((eventType) => [`RETENTION_DAYS_${eventType.type.toUpperCase()}`, eventType]))
   for (const name of Object.keys(env)) {
     if (name.startsWith('RETENTION_DAYS_') && name !== 'RETENTION_DAYS_ALERTS' && !variables.has(name) && optional(env, name) !== undefined) {
       throw new ConfigError(`${name} names no event type; the per-type variables are ${[...variables.keys()].join(', ')}`)
     }
   }
   return Object.fromEntries(
-    [...variables].map(([name, module]) => [module.type, integer(env, name, module.retention?.defaultDays ?? fallback, 1, MAX_RETENTION_DAYS)]),
+    [...variables].map(([name, eventType]) => [eventType.type, integer(env, name, eventType.retention?.defaultDays ?? fallback, 1, MAX_RETENTION_DAYS)]),
   )
 }

@@ -5,6 +5,7 @@ import { promisify } from 'node:util'
 import fs from 'node:fs'
 import path from 'node:path'
 import { ConfigError, loadConfig } from '../src/config.ts'
+import { modules } from '../src/modules/registry.ts'
 import { createTestDatabase } from './support/portal.ts'
 import { spawnPortal, killPortal } from './support/process.ts'
 
@@ -13,7 +14,7 @@ const PORTAL_BIN = path.resolve(import.meta.dirname, '../bin/portal.js')
 
 describe('configuration', () => {
   test('defaults match the README', () => {
-    const config = loadConfig({})
+    const config = loadConfig(modules, {})
     assert.equal(config.port, 8080)
     assert.equal(config.host, '0.0.0.0')
     assert.match(config.databaseUrl, /^sqlite:.*data\/portal\.db$/)
@@ -23,13 +24,12 @@ describe('configuration', () => {
     assert.deepEqual(config.http, { maxConnections: undefined, headersTimeoutMs: 10_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 72_000, maxPipelinedRequests: 8 })
   })
 
-  test('retention: RETENTION_DAYS for every type, audit a year, RETENTION_DAYS_<TYPE> named by the registry', async () => {
-    const { modules } = await import('../src/modules/registry.ts')
-    const defaults = loadConfig({}).retention.days
+  test('retention: RETENTION_DAYS for every type, audit a year, RETENTION_DAYS_<TYPE> named by the registry', () => {
+    const defaults = loadConfig(modules, {}).retention.days
     assert.deepEqual(Object.keys(defaults).sort(), modules.map((module) => module.type).sort())
     assert.equal(defaults.log, 30)
     assert.equal(defaults.audit, 365)
-    const set = loadConfig({ RETENTION_DAYS: '10', RETENTION_DAYS_LOG: '7', RETENTION_DAYS_FEATURE_FLAG: '90' }).retention.days
+    const set = loadConfig(modules, { RETENTION_DAYS: '10', RETENTION_DAYS_LOG: '7', RETENTION_DAYS_FEATURE_FLAG: '90' }).retention.days
     assert.deepEqual([set.log, set.feature_flag, set.deploy, set.audit], [7, 90, 10, 365])
   })
 
@@ -58,7 +58,7 @@ describe('configuration', () => {
     ['RETENTION_INTERVAL_SECONDS', '0'],
   ]) {
     test(`a bad ${name} is refused with a message naming it`, () => {
-      assert.throws(() => loadConfig({ [name]: value }), (error: unknown) => error instanceof ConfigError && error.message.startsWith(name))
+      assert.throws(() => loadConfig(modules, { [name]: value }), (error: unknown) => error instanceof ConfigError && error.message.startsWith(name))
     })
   }
 

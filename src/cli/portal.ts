@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util'
 import { ConfigError, loadConfig } from '../config.ts'
+import { modules } from '../modules/registry.ts'
 import { createAccessToken, createOrganization, DEFAULT_ORG_ID } from '../identity/store.ts'
 import { allMigrations, createLogger, openMigratedStorage, startPortalThroughOutage, type RunningPortal } from '../portal.ts'
 import { migrate } from '../storage/migrations.ts'
@@ -26,7 +27,7 @@ Configuration comes from the environment (see README).`
 async function main(argv: string[]) {
   const [command = 'serve', sub, ...rest] = argv
   if (command === 'help' || command === '--help' || command === '-h') return void console.log(USAGE)
-  const config = loadConfig()
+  const config = loadConfig(modules)
   if (command === 'serve') return serve(config)
   if (command === 'migrate') {
     const storage = await openStorage(config.databaseUrl, {

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyRequest } from 'fastify'
 import type { Kysely } from 'kysely'
-import type { PortalContext } from '../context.ts'
+import type { ApiKeyPrincipals, PortalContext } from '../context.ts'
 import { OidcRefusal, OidcUnavailable } from '../identity/oidc.ts'
 import { sha256Hex } from '../identity/secrets.ts'
 import { parseScopes, type KeyScope } from '../projects/key-scopes.ts'
@@ -53,7 +53,7 @@ const INVALIDATION_TOPIC = 'api-key-principals'
  * message on `channel` reaches it (milliseconds after the commit), or at the latest when entries expire.
  * Unknown keys are never kept, so a new key works at once.
  */
-export class ApiKeyPrincipalCache {
+export class ApiKeyPrincipalCache implements ApiKeyPrincipals {
   private readonly entries = new Map<string, { principal: ApiKeyPrincipal; expiresAt: number }>()
   /** Moves on every forget: a lookup that a forget overtook may have read what was forgotten. */
   private generation = 0
@@ -187,10 +187,11 @@ async function resolvePrincipal(ctx: PortalContext, lookups: CredentialLookups, 
   if (token === undefined) throw unauthorized('missing_token', 'Authorization: Bearer <token> is required')
   const hash = sha256Hex(token)
   if (token.startsWith('pk_')) {
-    const principal = await ctx.apiKeyPrincipals.lookup(hash, async () => {
+    // The context keeps principals as objects of no shape (src/context.ts); only this function fills and reads them.
+    const principal = (await ctx.apiKeyPrincipals.lookup(hash, async (): Promise<ApiKeyPrincipal | undefined> => {
       const [row] = await lookups.apiKey(hash)
       return row && { kind: 'apiKey', ...row, scopes: parseScopes(row.scopes) }
-    })
+    })) as ApiKeyPrincipal | undefined
     if (principal) return principal
   } else if (token.startsWith('pat_')) {
     const [row] = await lookups.accessToken(hash)

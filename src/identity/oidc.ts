@@ -1,15 +1,10 @@
 import { createRemoteJWKSet, jwtVerify, errors } from 'jose'
 import type { Kysely } from 'kysely'
 import type { Config } from '../config.ts'
+import type { OidcIdentity, OidcVerifier } from '../context.ts'
 import type { Database } from '../storage/tables.ts'
 
 export type OidcConfig = NonNullable<Config['oidc']>
-
-export interface OidcIdentity {
-  subject: string
-  orgId: string
-  role: 'admin' | 'viewer'
-}
 
 /** Why a JWT bearer was refused, in words that name the claim at fault and never echo the token. */
 export class OidcRefusal extends Error {}
@@ -21,7 +16,7 @@ export class OidcUnavailable extends Error {}
  * Verifies OIDC bearer JWTs against the issuer's JWKS (keys cached and refreshed by jose), and maps
  * the configured claims to an organisation of this portal and a role.
  */
-export function createOidcVerifier(config: OidcConfig, db: Kysely<Database>) {
+export function createOidcVerifier(config: OidcConfig, db: Kysely<Database>): OidcVerifier {
   const keys = createRemoteJWKSet(new URL(config.jwksUrl), { timeoutDuration: 2000 })
 
   return {
@@ -52,5 +47,3 @@ export function createOidcVerifier(config: OidcConfig, db: Kysely<Database>) {
     },
   }
 }
-
-export type OidcVerifier = ReturnType<typeof createOidcVerifier>

@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
+import type { SecretBox } from '../context.ts'
 
 /** Tokens, keys and secrets are stored only as this hash. */
 export function sha256Hex(value: string | Buffer): string {
@@ -36,11 +37,6 @@ export function constantTimeEqual(a: string, b: string): boolean {
 }
 
 /** Encrypts secrets that must be usable in clear later (HMAC keys) with AES-256-GCM under the server key. */
-export interface SecretBox {
-  seal(plaintext: string): string
-  open(sealed: string): string
-}
-
 export function createSecretBox(key: Buffer): SecretBox {
   return {
     seal(plaintext) {

@@ -1,30 +1,7 @@
 import type { FastifyReply } from 'fastify'
-import type { PortalContext } from '../context.ts'
+import type { IngestRateLimiter, PortalContext, RateDecision } from '../context.ts'
 import type { Principal } from '../http/auth.ts'
 import { ProblemError } from '../http/problem.ts'
-
-/**
- * The decision on one ingest batch, with its reason: which bucket refused it and when it will admit
- * it. Buckets hold one second's allowance; a batch larger than that is admitted when its bucket is
- * full and leaves the bucket in debt, so no batch is refused forever.
- */
-export interface RateDecision {
-  allowed: boolean
-  /** the bucket that refused the batch; when admitted, the one closer to refusing (less of it left) */
-  bucket: 'events' | 'batches'
-  limit: number
-  remaining: number
-  /** seconds until the reported bucket is full again */
-  resetSeconds: number
-  /** seconds until this batch would be admitted; 0 when admitted */
-  retryAfterSeconds: number
-  /** for how many ms, after this decision, a bucket stays below one token, so that any batch with an event is refused */
-  emptyForMs: number
-  /** that bucket, and its limit */
-  empty?: { bucket: 'events' | 'batches'; limit: number }
-  /** which limiter decided: `redis` shared across instances, or `memory` in this process */
-  source: 'memory' | 'redis'
-}
 
 /** The headers every admitted or refused request carries (OpenAPI response headers). */
 export const RATE_HEADERS = {
@@ -95,11 +72,6 @@ function rateLimited(decision: Pick<RateDecision, 'bucket' | 'limit'>, retryAfte
  * 153,000 against 52,000–95,000 decisions/s); through Redis the figures were inconclusive on a loaded machine
  * (373–967 against 822–851/s: one round trip of one script against two at once), `npm run bench -- libraries` (bench/libraries.ts), 2026-11-27, the shared 2-core development machine under load (two runs).
  */
-export interface IngestRateLimiter {
-  take(projectId: string, events: number, eventsPerSecond: number): Promise<RateDecision>
-  close(): Promise<void>
-}
-
 export interface BucketState {
   events: number
   batches: number

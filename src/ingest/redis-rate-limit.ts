@@ -2,7 +2,8 @@
 // does not load ioredis.
 import { Redis } from 'ioredis'
 import type { FastifyBaseLogger } from 'fastify'
-import { createMemoryRateLimiter, decide, type IngestRateLimiter } from './rate-limit.ts'
+import type { IngestRateLimiter } from '../context.ts'
+import { createMemoryRateLimiter, decide } from './rate-limit.ts'
 import { retryUntilReachable, StartupError } from '../startup.ts'
 
 const TAKE_SCRIPT = `

@@ -1,5 +1,5 @@
 import { ProblemError } from '../http/problem.ts'
-import type { SecretBox } from '../identity/secrets.ts'
+import type { SecretBox } from '../context.ts'
 import { isoTime, newId } from '../ids.ts'
 import { newEndpointSecret } from './signing.ts'
 import type { DisabledReason, WebhookDb, WebhookTables } from './tables.ts'

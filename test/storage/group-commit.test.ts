@@ -3,6 +3,7 @@ import assert from 'node:assert/strict'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { sql } from 'kysely'
 import { loadConfig } from '../../src/config.ts'
+import { modules } from '../../src/modules/registry.ts'
 import { openMigratedStorage } from '../../src/portal.ts'
 import { createGroupCommitter } from '../../src/storage/group-commit.ts'
 import { createTestDatabase, DIALECTS } from '../support/portal.ts'
@@ -20,7 +21,7 @@ for (const dialect of DIALECTS) {
   describe(`group commit on ${dialect}`, () => {
     test('writes up to writeTransactions transactions at once (SQLite one, PostgreSQL several) and answers each item with its own result', async () => {
       const database = await createTestDatabase(dialect, { migrated: true })
-      const storage = await openMigratedStorage(loadConfig({ DATABASE_URL: database.url, PORTAL_DATA_DIR: database.dataDir }))
+      const storage = await openMigratedStorage(loadConfig(modules, { DATABASE_URL: database.url, PORTAL_DATA_DIR: database.dataDir }))
       let release!: () => void
       const gate = new Promise<void>((resolve) => (release = resolve))
       try {
@@ -63,7 +64,7 @@ for (const dialect of DIALECTS) {
 
     test('a transaction the database ends to break a deadlock runs again, and both items are answered', { skip: dialect === 'sqlite' && 'SQLite has one writer' }, async () => {
       const database = await createTestDatabase(dialect, { migrated: true })
-      const storage = await openMigratedStorage(loadConfig({ DATABASE_URL: database.url, PORTAL_DATA_DIR: database.dataDir }))
+      const storage = await openMigratedStorage(loadConfig(modules, { DATABASE_URL: database.url, PORTAL_DATA_DIR: database.dataDir }))
       try {
         await sql`create table deadlock_rows (id integer primary key)`.execute(storage.db)
         await sql`insert into deadlock_rows values (1), (2)`.execute(storage.db)

@@ -2,6 +2,7 @@ import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { Kysely } from 'kysely'
 import { loadConfig } from '../../src/config.ts'
+import { modules } from '../../src/modules/registry.ts'
 import { openMigratedStorage } from '../../src/portal.ts'
 import { createTestDatabase, DIALECTS } from '../support/portal.ts'
 
@@ -17,7 +18,7 @@ for (const dialect of DIALECTS) {
   describe(`insertRows on ${dialect}`, () => {
     test('stores strings, numbers, JSON, nulls and missing columns exactly as given', async () => {
       const database = await createTestDatabase(dialect, { migrated: true })
-      const storage = await openMigratedStorage(loadConfig({ DATABASE_URL: database.url, PORTAL_DATA_DIR: database.dataDir, EVENT_STORE: 'sqlite' }))
+      const storage = await openMigratedStorage(loadConfig(modules, { DATABASE_URL: database.url, PORTAL_DATA_DIR: database.dataDir, EVENT_STORE: 'sqlite' }))
       try {
         await storage.db.transaction().execute((trx) => storage.insertRows(trx, 'log_events', ROWS))
         const stored = await (storage.db as unknown as Kysely<any>).selectFrom('log_events').selectAll().orderBy('id').execute()

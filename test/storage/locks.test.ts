@@ -1,13 +1,14 @@
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { loadConfig } from '../../src/config.ts'
+import { modules } from '../../src/modules/registry.ts'
 import { openMigratedStorage } from '../../src/portal.ts'
 import type { Storage } from '../../src/storage/storage.ts'
 import { createTestDatabase, DIALECTS } from '../support/portal.ts'
 
 async function withStorage(dialect: (typeof DIALECTS)[number], run: (storage: Storage) => Promise<void>) {
   const database = await createTestDatabase(dialect, { migrated: true })
-  const storage = await openMigratedStorage(loadConfig({ DATABASE_URL: database.url, PORTAL_DATA_DIR: database.dataDir }))
+  const storage = await openMigratedStorage(loadConfig(modules, { DATABASE_URL: database.url, PORTAL_DATA_DIR: database.dataDir }))
   try {
     await run(storage)
   } finally {

@@ -4,6 +4,7 @@ import path from 'node:path'
 import { createHash, randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { loadConfig, type Config } from '../../src/config.ts'
+import { modules } from '../../src/modules/registry.ts'
 import { createAccessToken, DEFAULT_ORG_ID } from '../../src/identity/store.ts'
 import { hmacSha256Hex } from '../../src/identity/secrets.ts'
 import { createLogger, openMigratedStorage, startPortal, type RunningPortal } from '../../src/portal.ts'
@@ -78,7 +79,7 @@ function migratedTemplate(): Promise<string> {
       await client.query(`create database ${building}`)
       const url = new URL(POSTGRES_ADMIN_URL)
       url.pathname = `/${building}`
-      const storage = await openMigratedStorage(loadConfig({ DATABASE_URL: url.toString(), PORTAL_DATA_DIR: os.tmpdir() }))
+      const storage = await openMigratedStorage(loadConfig(modules, { DATABASE_URL: url.toString(), PORTAL_DATA_DIR: os.tmpdir() }))
       await storage.close()
       await client.query(`alter database ${building} rename to ${name}`)
       return name
@@ -182,7 +183,7 @@ export interface TestPortalOptions {
  * several instances sharing one PostgreSQL database.
  */
 export async function startTestPortalOn(dialect: Dialect, database: TestDatabase, env: Record<string, string> = {}, { checkResponses = true }: TestPortalOptions = {}): Promise<TestPortal> {
-  const config = loadConfig({
+  const config = loadConfig(modules, {
     PORT: '0',
     HOST: '127.0.0.1',
     DATABASE_URL: database.url,

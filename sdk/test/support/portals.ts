@@ -1,5 +1,6 @@
 import { after, before } from 'node:test'
 import { loadConfig } from '../../../src/config.ts'
+import { modules } from '../../../src/modules/registry.ts'
 import { createLogger, startPortal, type RunningPortal } from '../../../src/portal.ts'
 import { createProject, createTestDatabase, startTestPortal, type Dialect, type TestPortal } from '../../../test/support/portal.ts'
 import { PortalClient, type PortalClientError, type PortalClientOptions, type RejectedEvent } from '../../src/index.ts'
@@ -21,7 +22,7 @@ export interface RestartablePortal {
 export async function startRestartablePortal(dialect: Dialect, env: Record<string, string> = {}): Promise<RestartablePortal> {
   const database = await createTestDatabase(dialect, { migrated: true })
   const start = async (port: string) => {
-    const config = loadConfig({
+    const config = loadConfig(modules, {
       PORT: port,
       HOST: '127.0.0.1',
       DATABASE_URL: database.url,
