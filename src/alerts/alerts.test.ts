@@ -149,6 +149,18 @@ for (const dialect of DIALECTS) {
       const second = await eventually(() => receiver.callsTo('/fire')[1], 10_000, 'the resolution')
       assert.equal((verifyCall(endpoint.secret, second) as any).type, 'alert.resolved')
       assert.equal(receiver.callsTo('/fire').length, 2)
+
+      // both transitions are changes beside the project's charts, newest first, each naming its rule
+      const window = `from=${encodeURIComponent(new Date(Date.now() - 600_000).toISOString())}&to=${encodeURIComponent(new Date(Date.now() + 1000).toISOString())}`
+      const changes = await t.request('GET', `/api/changes?project_id=${project.id}&${window}`, { token: t.viewerToken })
+      assert.equal(changes.status, 200, changes.text)
+      assert.deepEqual(
+        changes.body.data.map((c: any) => [c.kind, c.eventType, c.eventId, c.subject, c.title, c.ts]),
+        [
+          ['alert', 'alert', resolved.id, rule.id, 'error logs resolved', resolved.at],
+          ['alert', 'alert', firing.id, rule.id, 'error logs firing, critical', firing.at],
+        ],
+      )
     })
 
     test('a silenced transition is recorded with its silence and not delivered; silences are audited', async () => {

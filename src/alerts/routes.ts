@@ -13,6 +13,7 @@ import { alertSignals } from './catalog.ts'
 import { checkTargets, definitionOf, normalizeRule, ruleOf, ruleRow, ruleViews, type Rule, type RuleDefinition } from './rules.ts'
 import { AlertInstance, AlertRule, AlertSilence, AlertTransition, RuleDefinition as RuleDefinitionSchema, RuleInput, SilenceInput } from './schemas.ts'
 import { alertDb, type AlertTables } from './tables.ts'
+import './changes.ts'
 
 const tags = ['alerts']
 const RuleParams = Type.Object({ id: Type.String({ description: 'alr_…' }) })

@@ -6,17 +6,17 @@ import { modules } from '../modules/registry.ts'
 import { isoFromMs } from '../modules/time-window.ts'
 
 export const Change = named('Change', Type.Object({
-  kind: Type.String({ description: 'what sort of change: deploy, config, flag — or what a later source adds (alert transitions)' }),
-  eventType: Type.String({ description: 'the event type it was recorded as: its module’s events read holds it' }),
-  eventId: Type.String({ description: 'the event that recorded it' }),
+  kind: Type.String({ description: 'what sort of change: deploy, config, flag, or alert (an alert rule began or stopped firing)' }),
+  eventType: Type.String({ description: 'the event type it was recorded as: its module’s events read holds it (`alert`: the rule’s transitions hold it)' }),
+  eventId: Type.String({ description: 'the event that recorded it (an alert transition’s id)' }),
   ts: Type.String({ format: 'date-time' }),
   title: Type.String({ description: 'one line that says what changed' }),
-  subject: Type.String({ description: 'what changed, as its page finds it: a release, a configuration path, a flag key' }),
+  subject: Type.String({ description: 'what changed, as its page finds it: a release, a configuration path, a flag key, an alert rule’s id' }),
   service: Type.Union([Type.String(), Type.Null()]),
   environment: Type.Union([Type.String(), Type.Null()]),
   actor: Type.Union([Type.String(), Type.Null()]),
   commit: Type.Union([Type.String(), Type.Null()]),
-}, { description: 'A change that may explain what a chart shows: a deploy, a configuration change, a flag change.' }))
+}, { description: 'A change that may explain what a chart shows: a deploy, a configuration change, a flag change, an alert firing or resolved.' }))
 
 export type Change = Static<typeof Change>
 

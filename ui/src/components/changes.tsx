@@ -11,8 +11,9 @@ import './investigation.css'
 export type Change = components['schemas']['Change']
 type ChangeList = components['schemas']['ChangeList']
 
-/** The page that shows a change: its release's deploys, its configuration path, its flag; else its type's events. */
+/** The page that shows a change: its release's deploys, its configuration path, its flag, its alert rule; else its type's events. */
 export function changeHref(project: string, change: Change): string {
+  if (change.kind === 'alert') return `/p/${project}/alerts/${encodeURIComponent(change.subject)}`
   const base = `/p/${project}/${sectionOfType(change.eventType)}`
   if (change.kind === 'deploy') return `${base}${queryString({ service: change.service, release: change.subject })}`
   if (change.kind === 'config') return `${base}${queryString({ path: change.subject })}`
@@ -48,7 +49,8 @@ export function useChanges(project: string, range: TimeRange, scope: { service?:
     before: earlier.data?.data ?? [],
     truncated: answer.data?.truncated ?? false,
     loading: answer.loading || !answer.data,
-    markers: list.map((change) => ({ ms: Date.parse(change.ts), label: change.subject, title: change.title, tone: `change-${change.kind}`, href: changeHref(project, change) })),
+    // an alert's subject is its rule's id: the title names the rule
+    markers: list.map((change) => ({ ms: Date.parse(change.ts), label: change.kind === 'alert' ? change.title : change.subject, title: change.title, tone: `change-${change.kind}`, href: changeHref(project, change) })),
   }
 }
 
