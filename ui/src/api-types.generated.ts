@@ -671,19 +671,19 @@ export interface components {
             /** @description true when this occurrence opened its group */
             isNewGroup: boolean;
         };
-        /** @description A change that may explain what a chart shows: a deploy, a configuration change, a flag change. */
+        /** @description A change that may explain what a chart shows: a deploy, a configuration change, a flag change, an alert firing or resolved. */
         Change: {
-            /** @description what sort of change: deploy, config, flag — or what a later source adds (alert transitions) */
+            /** @description what sort of change: deploy, config, flag, or alert (an alert rule began or stopped firing) */
             kind: string;
-            /** @description the event type it was recorded as: its module’s events read holds it */
+            /** @description the event type it was recorded as: its module’s events read holds it (`alert`: the rule’s transitions hold it) */
             eventType: string;
-            /** @description the event that recorded it */
+            /** @description the event that recorded it (an alert transition’s id) */
             eventId: string;
             /** Format: date-time */
             ts: string;
             /** @description one line that says what changed */
             title: string;
-            /** @description what changed, as its page finds it: a release, a configuration path, a flag key */
+            /** @description what changed, as its page finds it: a release, a configuration path, a flag key, an alert rule’s id */
             subject: string;
             service: string | null;
             environment: string | null;
