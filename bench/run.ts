@@ -16,6 +16,7 @@ const BENCHMARKS: Record<string, () => Promise<unknown>> = {
   'instances-webhooks': () => import('./instances-webhooks.ts').then((m) => m.run()),
   'query-apis': () => import('./query-apis.ts').then((m) => m.run()),
   alerts: () => import('./alerts.ts').then((m) => m.run()),
+  'health-under-load': () => import('./health-under-load.ts').then((m) => m.run()),
   libraries: () => import('./libraries.ts').then((m) => m.run()),
 }
 
