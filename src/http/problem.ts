@@ -197,7 +197,8 @@ export function problemErrorHandler(isUnavailable: (error: unknown) => boolean) 
       return sendProblem(reply, 503, 'overloaded', `${error.message}: the portal has more work than connections; retry shortly`, { 'retry-after': '1' })
     }
     if (isUnavailable(error)) {
-      request.log.warn({ err: error }, 'database unavailable')
+      // One line a refused request, without its stack: an outage refuses every request, and the store logs the outage itself.
+      request.log.warn({ reason: error.message, code: error.code }, 'database unavailable')
       const detail = error instanceof StoreUnavailableError ? `the event store cannot be read or written now (${error.reason})` : 'the database cannot be reached or refuses writes'
       return sendProblem(reply, 503, 'database_unavailable', `${detail}; retry shortly`, { 'retry-after': '5' })
     }
