@@ -4,7 +4,7 @@
 // deleted from SQLite. Reads as docs/event-store.md designs them: pages from DuckDB, time-bounded;
 // counts per level from the hourly counts in SQLite, the partial hours from DuckDB.
 import path from 'node:path'
-import SQLite from 'better-sqlite3'
+import SQLite from '../../src/storage/sqlite/better-sqlite3.ts'
 import { openDuckdbEvents } from './duckdb.ts'
 import { sqliteBlocks } from './sqlite-blocks.ts'
 import { PROJECT_ID, countLevelsByHours, type BenchEvent, type Candidate } from './workload.ts'

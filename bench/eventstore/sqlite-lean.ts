@@ -2,7 +2,7 @@
 // separate time index and no rowid), two ascending secondary indexes, the project as a small integer,
 // and the data JSON without the level, module and message it already has as columns.
 import path from 'node:path'
-import type SQLite from 'better-sqlite3'
+import type SQLite from '../../src/storage/sqlite/better-sqlite3.ts'
 import { likePattern } from '../../src/storage/storage.ts'
 import { openPortalSqlite } from './sqlite-today.ts'
 import { PROJECT_ID, countLevelsByHours, levelHourRows, type BenchEvent, type Candidate, type LogData, type ReadEvent } from './workload.ts'

@@ -1,7 +1,7 @@
 // (a) The log table as the portal creates it today (its real migrations: a row per event with the data
 // JSON, the id primary key and three newest-first indexes), plus the hourly level counts kept at ingest.
 import path from 'node:path'
-import SQLite from 'better-sqlite3'
+import SQLite from '../../src/storage/sqlite/better-sqlite3.ts'
 import { allMigrations } from '../../src/portal.ts'
 import { migrate } from '../../src/storage/migrations.ts'
 import { openStorage, likePattern } from '../../src/storage/storage.ts'

@@ -1,5 +1,5 @@
-import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
+import { betterSqlite3Path } from './better-sqlite3.ts'
 
 // A read-only connection to the portal's SQLite file in a worker thread: reads outside a transaction run
 // here, on the second core, while the event loop goes on answering requests and the main thread's connection
@@ -75,8 +75,7 @@ export class SqliteReader {
 
   /** `pragmas` are set on the connection as it opens, in order (`busy_timeout = 5000`, say); it keeps `cacheSize` prepared statements. */
   constructor(file: string, pragmas: string[], cacheSize: number) {
-    const driver = createRequire(import.meta.url).resolve('better-sqlite3')
-    this.worker = new Worker(READER_WORKER, { eval: true, workerData: { file, pragmas, driver, cacheSize } })
+    this.worker = new Worker(READER_WORKER, { eval: true, workerData: { file, pragmas, driver: betterSqlite3Path, cacheSize } })
     // An idle reader does not keep the process alive; one with a statement under way does.
     this.worker.unref()
     this.worker.on('message', (answer: Answer) => this.answered(answer))

@@ -1,7 +1,7 @@
-import { createRequire } from 'node:module'
 import { setImmediate as yieldToIngest } from 'node:timers/promises'
 import { Worker } from 'node:worker_threads'
-import type SQLite from 'better-sqlite3'
+import type SQLite from './better-sqlite3.ts'
+import { betterSqlite3Path } from './better-sqlite3.ts'
 import { sql, type Kysely } from 'kysely'
 import type { SpaceManagement } from '../storage.ts'
 import type { Database } from '../tables.ts'
@@ -40,7 +40,7 @@ export function sqliteSpace(db: Kysely<Database>, database: SQLite.Database, fil
 
   function measure(): Promise<Map<string, number>> {
     measuring ??= new Promise<Map<string, number>>((resolve, reject) => {
-      worker ??= new Worker(SIZE_WORKER, { eval: true, workerData: { file, driver: createRequire(import.meta.url).resolve('better-sqlite3') } })
+      worker ??= new Worker(SIZE_WORKER, { eval: true, workerData: { file, driver: betterSqlite3Path } })
       worker.unref()
       worker.once('message', (answer: { rows?: { tableName: string; bytes: number }[]; error?: string }) => {
         if (answer.error !== undefined) return reject(new Error(answer.error))

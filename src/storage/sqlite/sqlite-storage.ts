@@ -1,6 +1,6 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import SQLite from 'better-sqlite3'
+import SQLite from './better-sqlite3.ts'
 import {
   CompiledQuery,
   Kysely,
