@@ -6,7 +6,8 @@ import { sql, type Kysely } from 'kysely'
 import { newId } from '../src/ids.ts'
 import { allMigrations } from '../src/portal.ts'
 import { migrate } from '../src/storage/migrations.ts'
-import { openStorage, type Storage } from '../src/storage/storage.ts'
+import { openStorage } from '../src/storage/open-storage.ts'
+import type { Storage } from '../src/storage/storage.ts'
 import { createTestDatabase, DIALECTS, type Dialect } from '../test/support/portal.ts'
 
 const EVENTS = Number(process.env.BENCH_LAYOUT_EVENTS ?? 1_000_000)

@@ -16,7 +16,7 @@ import { createMemoryRateLimiter } from '../src/ingest/rate-limit.ts'
 import { createRedisRateLimiter } from '../src/ingest/redis-rate-limit.ts'
 import { allMigrations } from '../src/portal.ts'
 import { migrate } from '../src/storage/migrations.ts'
-import { openStorage } from '../src/storage/storage.ts'
+import { openStorage } from '../src/storage/open-storage.ts'
 import { newEndpointSecret, standardWebhookSignature } from '../src/webhooks/signing.ts'
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'

@@ -12,7 +12,7 @@ import { hmacSha256Hex } from '../src/identity/secrets.ts'
 import { newEventId } from '../src/ids.ts'
 import { allMigrations } from '../src/portal.ts'
 import { migrate } from '../src/storage/migrations.ts'
-import { openStorage } from '../src/storage/storage.ts'
+import { openStorage } from '../src/storage/open-storage.ts'
 import { createTestDatabase } from '../test/support/portal.ts'
 import { killPortal, spawnPortal } from '../test/support/process.ts'
 

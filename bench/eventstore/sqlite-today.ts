@@ -4,7 +4,8 @@ import path from 'node:path'
 import SQLite from '../../src/storage/sqlite/better-sqlite3.ts'
 import { allMigrations } from '../../src/portal.ts'
 import { migrate } from '../../src/storage/migrations.ts'
-import { openStorage, likePattern } from '../../src/storage/storage.ts'
+import { openStorage } from '../../src/storage/open-storage.ts'
+import { likePattern } from '../../src/storage/storage.ts'
 import { PROJECT_ID, countLevelsByHours, levelHourRows, type BenchEvent, type Candidate, type EventStore, type ReadEvent } from './workload.ts'
 
 /** A connection set up as the portal's (WAL, 8 MiB cache), with each COMMIT fsynced (synchronous = full). */

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict'
 import type { Kysely } from 'kysely'
 import { allMigrations } from '../portal.ts'
 import { migrate } from '../storage/migrations.ts'
-import { openStorage, type Storage } from '../storage/storage.ts'
+import { openStorage } from '../storage/open-storage.ts'
+import type { Storage } from '../storage/storage.ts'
 import { createTestDatabase, DIALECTS } from '../../test/support/portal.ts'
 
 /** The event tables as the first release laid them out: every migration numbered 001, and the core ones. */

@@ -3,7 +3,6 @@ import type { PercentileRow, ValuesQuery } from './percentiles.ts'
 import type { Migration } from './migrations.ts'
 import { tablesOf, type Connection, type Database } from './tables.ts'
 import type { EventOutbox, EventStore } from './event-store.ts'
-import { withPromotedFields } from './promoted-fields.ts'
 
 /** Column types that differ between the databases; migrations take them instead of asking which database runs. */
 export interface ColumnTypes {
@@ -197,40 +196,6 @@ export interface WriterThread {
   holder: number
   /** the event loop thread's `Storage.columnarTables`, whose rows this thread writes to their outbox */
   columnarTables: readonly string[]
-}
-
-export async function openStorage(databaseUrl: string, options: StorageOptions): Promise<Storage> {
-  return withPromotedFields(await openDatabase(databaseUrl, options), options.promotedFields ?? {})
-}
-
-async function openDatabase(databaseUrl: string, options: StorageOptions): Promise<Storage> {
-  if (databaseUrl.startsWith('sqlite:')) {
-    const { openSqliteStorage } = await import('./sqlite/sqlite-storage.ts')
-    const file = databaseUrl.slice('sqlite:'.length)
-    const storage = openSqliteStorage(file, options.sqliteSynchronous, undefined, options.poolWaitMs, options.writerThread)
-    // A writer thread takes the tables its event loop's storage chose: the one that can see inside events.duckdb.
-    const columnarTables = options.writerThread?.columnarTables ?? options.columnarTables ?? []
-    if (file === ':memory:' || !columnarTables.length || options.eventStore === 'sqlite') return storage
-    const { withDuckdbEvents, withDuckdbOutbox } = await import('./duckdb/duckdb-events.ts')
-    if (options.writerThread) return withDuckdbOutbox(storage, columnarTables)
-    return withDuckdbEvents(storage, file, columnarTables, options.eventStore === 'duckdb').catch(async (error: unknown) => {
-      await storage.close()
-      throw error
-    })
-  }
-  const [{ openPostgresStorage }, { waitForPostgres }] = await Promise.all([import('./postgres/postgres-storage.ts'), import('./postgres/postgres-reachable.ts')])
-  await waitForPostgres(databaseUrl, options.startupWaitMs ?? 0, options.onStartupWait)
-  return openPostgresStorage(databaseUrl, options)
-}
-
-/**
- * Whether `error`, thrown while the database at `databaseUrl` was being opened and migrated, is an outage to wait out
- * (a full disk where SQLite cannot make its shared-memory file; PostgreSQL down) rather than a configuration error or a bug.
- */
-export async function isUnavailableAtOpen(databaseUrl: string, error: unknown): Promise<boolean> {
-  if (error instanceof StoreUnavailableError) return true
-  if (databaseUrl.startsWith('sqlite:')) return (await import('./sqlite/sqlite-storage.ts')).isSqliteUnavailable(error)
-  return (await import('./postgres/postgres-storage.ts')).isPostgresUnavailable(error)
 }
 
 /** `ping` for both dialects: one row upserted and committed. */

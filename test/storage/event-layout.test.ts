@@ -3,7 +3,8 @@ import assert from 'node:assert/strict'
 import { sql, type Kysely } from 'kysely'
 import { allMigrations } from '../../src/portal.ts'
 import { migrate } from '../../src/storage/migrations.ts'
-import { openStorage, type Storage } from '../../src/storage/storage.ts'
+import { openStorage } from '../../src/storage/open-storage.ts'
+import type { Storage } from '../../src/storage/storage.ts'
 import { createTestDatabase, DIALECTS } from '../support/portal.ts'
 
 const DAY = 86_400_000

@@ -4,7 +4,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { sql } from 'kysely'
-import { openStorage } from '../../src/storage/storage.ts'
+import { openStorage } from '../../src/storage/open-storage.ts'
 import { SqliteReader } from '../../src/storage/sqlite/sqlite-reader.ts'
 import { watchEventLoop } from '../support/event-loop.ts'
 

@@ -1,7 +1,8 @@
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { sql, type Kysely } from 'kysely'
-import { openStorage, rowWrite, type Storage } from '../../src/storage/storage.ts'
+import { openStorage } from '../../src/storage/open-storage.ts'
+import { rowWrite, type Storage } from '../../src/storage/storage.ts'
 import { tablesOf } from '../../src/storage/tables.ts'
 import { createTestDatabase, DIALECTS } from '../support/portal.ts'
 
