@@ -16,6 +16,8 @@ export interface PortalContext {
   rateLimiter: IngestRateLimiter
   apiKeyPrincipals: ApiKeyPrincipals
   notifications: Notifications
+  /** every event module's table, in registry order: handed over so that a count of all events (tenants.limit_used) need not import the registry that lists its module */
+  eventTables: readonly string[]
   /** set when AUTH_JWKS_URL is: OIDC bearer JWTs are accepted beside access tokens */
   oidc: OidcVerifier | undefined
   log: FastifyBaseLogger

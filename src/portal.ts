@@ -192,6 +192,7 @@ async function openServer(config: Config, log: Logger, storage: Storage) {
     rateLimiter,
     apiKeyPrincipals: new ApiKeyPrincipalCache(invalidations),
     notifications,
+    eventTables: modules.map((module) => module.table),
     log,
     oidc: config.oidc && createOidcVerifier(config.oidc, storage.db),
   }

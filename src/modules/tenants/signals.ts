@@ -12,13 +12,11 @@ export const tenantSignals: AlertSignal[] = [
     absentIsZero: true,
     uiSection: 'tenants',
     async evaluate(ctx, query) {
-      // Loaded when evaluated: the registry lists this module, so importing it at load time would be a cycle.
-      const { modules } = await import('../registry.ts')
       const project = await ctx.storage.db.selectFrom('projects').select('ingest_events_per_second').where('id', '=', query.projectId).executeTakeFirst()
       const limit = Math.min(project?.ingest_events_per_second ?? Infinity, ctx.config.ingest.eventsPerSecond)
       let events = 0
-      for (const module of modules) {
-        const [counted] = await countWindowEvents(ctx, { table: module.table, filters: {}, dimensions: {} }, { ...query, filters: {}, by: undefined })
+      for (const table of ctx.eventTables) {
+        const [counted] = await countWindowEvents(ctx, { table, filters: {}, dimensions: {} }, { ...query, filters: {}, by: undefined })
         events += counted.value
       }
       return [{ series: '', value: (100 * events) / (limit * ((query.toMs - query.fromMs) / 1000)) }]

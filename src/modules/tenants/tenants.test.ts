@@ -42,6 +42,21 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(events.data.map((e: any) => e.data.plan), ['free', 'free'])
     })
 
+    test('tenants.limit_used is the project’s events of every type over the window, as a percentage of its plan’s limit', async () => {
+      const limited = await createProject(t, 'limited')
+      await ingestAll(t, limited, [event('tenant', { plan: 'team', ingestLimitPerSecond: 100 })])
+      const rule = { name: 'near the limit', signal: 'tenants.limit_used', windowSeconds: 86_400, intervalSeconds: 3600, condition: { op: 'above', critical: 90 }, targets: { endpointIds: [] } }
+      const eventsCounted = async () => {
+        const preview = await t.request('POST', '/api/alerts/preview', { token: t.adminToken, body: { projectId: limited.id, rule, range: '24h' } })
+        assert.equal(preview.status, 200, preview.text)
+        // the latest value is 100 × events / (100 a second × 86,400 s)
+        return Math.round(preview.body.series[0].points.at(-1).value * 86_400)
+      }
+      const before = await eventsCounted()
+      await ingestAll(t, limited, [event('tenant', { plan: 'team' }), event('log', { message: 'one', level: 'info' }), event('log', { message: 'two', level: 'info' })])
+      assert.equal((await eventsCounted()) - before, 3)
+    })
+
     test('other organisations and unknown tenants get 404; bad parameters are named', async () => {
       await read(t, `/api/tenants/plans?project_id=${project.id}`, 404, other.token)
       await read(t, `/api/tenants/plans/prj_nothing?project_id=${project.id}`, 404)
