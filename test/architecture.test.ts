@@ -106,3 +106,15 @@ describe('the import graph of src/', () => {
     ])
   })
 })
+
+test('better-sqlite3 is loaded only through src/storage/sqlite/better-sqlite3.ts, which picks the build this Node.js can run', () => {
+  // Loading the package by its own name gives 13, which crashes Node 20 (and a test that did so ended in a segfault).
+  const root = path.resolve(import.meta.dirname, '..')
+  const driver = path.join('src', 'storage', 'sqlite', 'better-sqlite3.ts')
+  const loads = /(?<!import type \w+ )from 'better-sqlite3'|(?:import|require)\('better-sqlite3'\)/
+  const offenders = ['src', 'test', 'bench', 'sdk']
+    .flatMap((folder) => fs.readdirSync(path.join(root, folder), { recursive: true, encoding: 'utf8' }).map((file) => path.join(folder, file)))
+    .filter((file) => file.endsWith('.ts') && file !== driver && file !== path.join('test', 'architecture.test.ts') && !file.includes('node_modules') && loads.test(fs.readFileSync(path.join(root, file), 'utf8')))
+  assert.deepEqual(offenders, [])
+})
+

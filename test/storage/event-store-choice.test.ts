@@ -141,7 +141,7 @@ if (DIALECTS.includes('sqlite')) {
       const columns = ['id', 'project_id', 'ts', 'received_at', 'data', 'level', 'module', 'message']
       const ts = Date.now()
       const values = [['evt_left_deflated'], [project.id], [ts], [ts], ['{"level":"warn","message":"left deflated"}'], ['warn'], [null], ['left deflated']]
-      const { default: SQLite } = await import('better-sqlite3')
+      const { default: SQLite } = await import('../../src/storage/sqlite/better-sqlite3.ts')
       const { deflateRawSync } = await import('node:zlib')
       const state = new SQLite(path.join(database.dataDir, 'portal.db'))
       state.prepare('insert into event_outbox (event_table, events, first_ts, last_ts, block) values (?, 1, ?, ?, ?)').run('log_events', ts, ts, deflateRawSync(JSON.stringify({ columns, values }), { level: 1 }))
