@@ -1,7 +1,7 @@
 import type { Connection } from './storage/tables.ts'
 
 /** Events the portal itself announces to webhook endpoints subscribed to them (DESIGN: Webhooks). */
-export type NotificationType = 'error.group.created' | 'error.group.regressed' | 'deploy.failed' | 'endpoint.disabled'
+export type NotificationType = 'error.group.created' | 'error.group.regressed' | 'error.group.unignored' | 'deploy.failed' | 'endpoint.disabled'
 
 /**
  * How a module announces something inside the transaction that caused it, so that the announcement

@@ -7,8 +7,8 @@ import { problemResponses } from '../http/problem.ts'
 import { recordManagementAction } from '../modules/audit/record.ts'
 import type { ReadsApp } from '../modules/read-route.ts'
 import type { Migration } from '../storage/migrations.ts'
-import { tablesOf } from '../storage/tables.ts'
 import { findFoldedGroup } from './group-reads.ts'
+import { errorDb } from './tables.ts'
 
 /** Who a group is assigned to; kept beside the group rows, which merges and captures rewrite. */
 export const assigneeMigrations: Migration[] = [
@@ -26,10 +26,6 @@ export const assigneeMigrations: Migration[] = [
   },
 ]
 
-interface AssigneeTables {
-  error_group_assignees: { group_id: string; assignee: string; assigned_by: string; assigned_at: number }
-}
-
 const Assignment = named('ErrorGroupAssignment', Type.Object({
   assignee: Type.Union([Type.String(), Type.Null()], { description: 'a person: an access token’s name or an OIDC subject; null when nobody is assigned' }),
   assignedBy: Type.Union([Type.String(), Type.Null()], { description: 'the name of who assigned it' }),
@@ -39,7 +35,7 @@ const Assignment = named('ErrorGroupAssignment', Type.Object({
 
 /** `GET` and `PUT /api/errors/groups/{fingerprint}/assignee`: read by any access token, set by an admin, audited. */
 export function assigneeRoutes(app: ReadsApp, ctx: PortalContext, FingerprintParams: TObject<{ fingerprint: TString }>) {
-  const db = tablesOf<AssigneeTables>(ctx.storage.db)
+  const db = errorDb(ctx.storage.db)
 
   async function view(groupId: string, orgId: string) {
     const row = await db.selectFrom('error_group_assignees').selectAll().where('group_id', '=', groupId).executeTakeFirst()

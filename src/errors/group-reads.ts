@@ -10,6 +10,7 @@ import { findProject } from '../projects/store.ts'
 import type { PortalContext } from '../context.ts'
 import { foldProjectCounts, OCCURRENCES_KEPT_PER_GROUP, TAG_KEYS } from './group-store.ts'
 import { errorDb, type ErrorDb, type ErrorTables, type GroupRow, type GroupStatus } from './tables.ts'
+import { unignoreDueGroups } from './unignore.ts'
 import { parseStackTrace, type Frame } from './stack-trace.ts'
 import { Breadcrumb, BREADCRUMBS_KEPT, tagKeyShown, type Breadcrumb as BreadcrumbValue } from './occurrence-context.ts'
 
@@ -34,6 +35,15 @@ export const ErrorGroup = named('ErrorGroup', Type.Object({
   message: Type.String({ description: 'message of the latest occurrence' }),
   status: GroupStatusSchema,
   regressed: Type.Boolean({ description: 'reopened by an occurrence after it was resolved; cleared by the next triage' }),
+  unignored: Type.Boolean({ description: 'ignored until a count or a time, and returned to unresolved when it was reached (as Sentry’s escalating); cleared by the next triage' }),
+  statusDetails: named('ErrorGroupStatusDetails', Type.Object({
+    inNextRelease: Type.Boolean({ description: 'resolved in the next release: occurrences of releases the project’s errors had named when it was resolved, or of none, leave it resolved; any other release reopens it' }),
+    inRelease: Nullable(Type.String({ description: 'resolved in this release: occurrences of releases first named before it, or of none, leave it resolved; this release or a later one reopens it' })),
+    latestRelease: Nullable(Type.String({ description: 'resolved in the next release: the newest release the project’s errors had named then (the next is any other)' })),
+    ignoreUntil: Nullable(Type.String({ format: 'date-time', description: 'ignored until this time, then unresolved again' })),
+    ignoreUntilCount: Nullable(Type.Integer({ description: 'ignored until `count` reaches this, then unresolved again' })),
+  }, { description: 'The conditions set with the status, as Sentry’s statusDetails; all null or false for a plain status.' })),
+  assignee: Nullable(Type.String({ description: 'who it is assigned to (`PUT …/assignee`), or null' })),
   groupingAlgorithm: Type.String({ description: 'the grouping algorithm version that opened it (v1 for groups older than v2); occurrences of later versions still find it, see docs/errors.md' }),
   firstSeen: Time,
   lastSeen: Time,
@@ -114,6 +124,8 @@ export const GROUP_SORTS = { last_seen: 'last_seen', first_seen: 'first_seen', c
 
 export interface GroupFilters {
   status?: GroupStatus
+  /** a person's name, or null for groups assigned to nobody; undefined for any */
+  assignee?: string | null
   environment?: string
   release?: string
   service?: string
@@ -139,11 +151,12 @@ export async function findGroup(db: ErrorDb, orgId: string, fingerprint: string)
   return row
 }
 
-/** Like findGroup, with the counts captures appended since the last fold added to it (and its days and tags). */
+/** Like findGroup, with the counts captures appended since the last fold added to it (and its days and tags), and unignored if its condition is reached. */
 export async function findFoldedGroup(ctx: PortalContext, orgId: string, fingerprint: string): Promise<GroupRow> {
   const db = errorDb(ctx.storage.db)
   const unfolded = await findGroup(db, orgId, fingerprint)
   await foldProjectCounts(ctx, unfolded.project_id, [unfolded.id])
+  await unignoreDueGroups(ctx, unfolded.project_id)
   return findGroup(db, orgId, fingerprint)
 }
 
@@ -160,6 +173,13 @@ export async function withNotFound<T>(find: Promise<T>, notFound: ProblemError):
 export async function listGroups(db: ErrorDb, storage: Storage, projectId: string, filters: GroupFilters, limit: number, cursor?: string): Promise<Page<ErrorGroup>> {
   let query = db.selectFrom('error_groups').selectAll().where('project_id', '=', projectId)
   if (filters.status !== undefined) query = query.where('status', '=', filters.status)
+  if (filters.assignee !== undefined) {
+    const assignee = filters.assignee
+    query = query.where((eb) => {
+      const assigned = eb.selectFrom('error_group_assignees').select('error_group_assignees.group_id').whereRef('error_group_assignees.group_id', '=', 'error_groups.id')
+      return assignee === null ? eb.not(eb.exists(assigned)) : eb.exists(assigned.where('error_group_assignees.assignee', '=', assignee))
+    })
+  }
   if (filters.q !== undefined) {
     const needle = filters.q
     query = query.where((eb) => eb.or([storage.containsText('name', needle), storage.containsText('message', needle)]))
@@ -231,6 +251,7 @@ export async function describeGroups(db: ErrorDb, rows: GroupRow[], now = Date.n
     .execute()
   const fingerprints = await groupFingerprints(db, ids)
   const users = await usersAffected(db, ids)
+  const assignees = new Map((await db.selectFrom('error_group_assignees').select(['group_id', 'assignee']).where('group_id', 'in', ids).execute()).map((row) => [row.group_id, row.assignee]))
   return rows.map((row) => {
     const own = tags.filter((tag) => tag.group_id === row.id)
     const values = (key: string) => own.filter((tag) => tag.key === key)
@@ -243,6 +264,15 @@ export async function describeGroups(db: ErrorDb, rows: GroupRow[], now = Date.n
       message: row.message,
       status: row.status,
       regressed: row.regressed === 1,
+      unignored: row.unignored === 1,
+      statusDetails: {
+        inNextRelease: row.resolved_in === 'next_release',
+        inRelease: row.resolved_in === 'release' ? row.resolved_release : null,
+        latestRelease: row.resolved_in === 'next_release' ? row.resolved_release : null,
+        ignoreUntil: isoTime(row.ignored_until),
+        ignoreUntilCount: row.ignored_until_count,
+      },
+      assignee: assignees.get(row.id) ?? null,
       groupingAlgorithm: row.algorithm,
       firstSeen: isoTime(row.first_seen)!,
       lastSeen: isoTime(row.last_seen)!,

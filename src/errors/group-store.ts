@@ -51,6 +51,17 @@ interface TouchedGroup {
   regressedNow: boolean
 }
 
+/** The triage state of a group nobody has triaged: what a new group, or one an unmerge makes, starts with. */
+export const UNTRIAGED = {
+  status: 'unresolved',
+  regressed: 0,
+  unignored: 0,
+  resolved_in: null,
+  resolved_release: null,
+  ignored_until: null,
+  ignored_until_count: null,
+} as const satisfies Partial<GroupRow>
+
 /** The values of an occurrence a group is filtered by and shows; in `error_fingerprint_tags`. */
 export const TAG_KEYS = ['environment', 'release', 'service'] as const
 
@@ -186,6 +197,7 @@ async function recordProjectOccurrences(
   const newGroups: GroupRow[] = []
   const deltas = new Map<string, CountDelta>()
   const touchedGroups = new Set<TouchedGroup>()
+  const staysResolved = await releasesKeepingResolved(trx, groups, items)
 
   const results = items.map((occurrence) => {
     const fingerprint = occurrence.grouping.fingerprint
@@ -206,7 +218,7 @@ async function recordProjectOccurrences(
     const isNewGroup = group.isNew && !touchedGroups.has(group)
     // Only the opened groups' totals count whole here (the created announcement); a known group's
     // row counts what is folded, and its announcement reads the deltas too.
-    addToGroup(group, occurrence)
+    addToGroup(group, occurrence, staysResolved)
     touchedGroups.add(group)
     const { environment, release, service } = occurrence
     const day = Math.floor(occurrence.ts / DAY_MS)
@@ -245,11 +257,13 @@ async function recordProjectOccurrences(
 async function reopenGroup(trx: ErrorDb, row: GroupRow): Promise<boolean> {
   const result = await trx
     .updateTable('error_groups')
-    .set({ status: 'unresolved', regressed: 1, status_changed_at: row.status_changed_at })
+    .set({ ...UNTRIAGED, regressed: 1, status_changed_at: row.status_changed_at })
     .where('id', '=', row.id)
     .where('status', '=', 'resolved')
     .executeTakeFirst()
-  return Number(result.numUpdatedRows) > 0
+  if (Number(result.numUpdatedRows) === 0) return false
+  await trx.deleteFrom('error_group_resolution_releases').where('group_id', '=', row.id).execute()
+  return true
 }
 
 /** A group's row with the counts not folded into it yet, this transaction's included. */
@@ -390,8 +404,7 @@ function openGroup(groups: Map<string, TouchedGroup>, projectId: string, occurre
       fingerprint,
       name: occurrence.name,
       message: occurrence.message,
-      status: 'unresolved',
-      regressed: 0,
+      ...UNTRIAGED,
       count: 0,
       first_seen: occurrence.ts,
       last_seen: occurrence.ts,
@@ -411,7 +424,7 @@ function countInto(totals: Totals, ts: number) {
   totals.last_seen = Math.max(totals.last_seen, ts)
 }
 
-function addToGroup(group: TouchedGroup, occurrence: Occurrence) {
+function addToGroup(group: TouchedGroup, occurrence: Occurrence, staysResolved: (row: GroupRow, release: string | null) => boolean) {
   const row = group.row
   // The group reads like its latest occurrence.
   if (occurrence.ts >= row.last_seen) {
@@ -419,13 +432,27 @@ function addToGroup(group: TouchedGroup, occurrence: Occurrence) {
     row.message = occurrence.message
   }
   countInto(row, occurrence.ts)
-  if (row.status === 'resolved') {
+  if (row.status === 'resolved' && !staysResolved(row, occurrence.release)) {
     // Written by reopenGroup, which finds whether this capture is the one that reopened it.
-    row.status = 'unresolved'
-    row.regressed = 1
-    row.status_changed_at = occurrence.receivedAt
+    Object.assign(row, { ...UNTRIAGED, regressed: 1, status_changed_at: occurrence.receivedAt })
     group.regressedNow = true
   }
+}
+
+/**
+ * Which occurrences leave a group resolved in a release resolved: those without a release (as Sentry:
+ * an application that sends none is taken as older) and those of the releases listed when it was resolved.
+ * One read, for the batch's releases and its groups resolved so, only.
+ */
+async function releasesKeepingResolved(trx: ErrorDb, groups: Map<string, TouchedGroup>, items: Occurrence[]): Promise<(row: GroupRow, release: string | null) => boolean> {
+  const groupIds = [...groups.values()].filter(({ row }) => row.status === 'resolved' && row.resolved_in !== null).map(({ row }) => row.id)
+  const releases = [...new Set(items.map((item) => item.release).filter((release) => release !== null))]
+  const kept = new Set<string>()
+  if (groupIds.length > 0 && releases.length > 0) {
+    const rows = await trx.selectFrom('error_group_resolution_releases').selectAll().where('group_id', 'in', groupIds).where('release', 'in', releases).execute()
+    for (const row of rows) kept.add(`${row.group_id}\u0000${row.release}`)
+  }
+  return (row, release) => row.resolved_in !== null && (release === null || kept.has(`${row.id}\u0000${release}`))
 }
 
 const GROUP_COLUMNS = ['id', 'project_id', 'fingerprint', 'name', 'message', 'status', 'regressed', 'count', 'first_seen', 'last_seen', 'status_changed_at', 'created_at', 'algorithm'] as const
@@ -569,7 +596,7 @@ export async function trimOccurrences(trx: ErrorDb, groupId: string) {
     .execute()
 }
 
-function notificationData(row: GroupRow): Record<string, unknown> {
+export function notificationData(row: GroupRow): Record<string, unknown> {
   return {
     fingerprint: row.fingerprint,
     name: row.name,

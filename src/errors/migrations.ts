@@ -151,6 +151,28 @@ export const errorMigrations: Migration[] = [
     name: 'errors/007_group_algorithm',
     up: (db) => db.schema.alterTable('error_groups').addColumn('algorithm', 'text', (c) => c.notNull().defaultTo('v1')).execute(),
   },
+  {
+    // Conditions on a group's status, as Sentry's: resolved in the next release or in a named one (the
+    // releases whose occurrences leave it resolved are listed), ignored until a time or a count; and
+    // `unignored`, set when a condition was reached. The (status, project) index lets every portal's
+    // job find the ignored groups whose condition is reached without reading the others.
+    name: 'errors/008_status_conditions',
+    async up(db, t) {
+      const columns = await columnsOf(db, 'error_groups')
+      for (const [column, type] of [['resolved_in', 'text'], ['resolved_release', 'text'], ['ignored_until', t.bigint], ['ignored_until_count', t.bigint]] as const) {
+        if (!columns.includes(column)) await db.schema.alterTable('error_groups').addColumn(column, type).execute()
+      }
+      if (!columns.includes('unignored')) await db.schema.alterTable('error_groups').addColumn('unignored', 'integer', (c) => c.notNull().defaultTo(0)).execute()
+      await db.schema.createIndex('error_groups_status_idx').ifNotExists().on('error_groups').columns(['status', 'project_id']).execute()
+      await db.schema
+        .createTable('error_group_resolution_releases')
+        .ifNotExists()
+        .addColumn('group_id', 'text', (c) => c.notNull())
+        .addColumn('release', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('error_group_resolution_releases_pk', ['group_id', 'release'])
+        .execute()
+    },
+  },
 ]
 
 async function columnsOf(db: MigrationDb, table: string): Promise<string[]> {

@@ -9,6 +9,7 @@ import { foldAllCounts, OCCURRENCES_KEPT_PER_GROUP, recordOccurrences } from './
 import { errorRoutes } from './routes.ts'
 import { errorDb } from './tables.ts'
 import { errorSignals } from './signals.ts'
+import { unignoreDueGroups } from './unignore.ts'
 
 export const errorsModule = defineModule({
   type: 'error',
@@ -52,12 +53,14 @@ export const errorsModule = defineModule({
   retention: { expiring: [{ table: 'error_occurrences', timeColumn: 'ts', key: ['id'] }] },
   signals: errorSignals,
   routes: errorRoutes,
-  // Reads fold a project's appended counts first; this keeps them short when nobody reads.
+  // Reads fold a project's appended counts first; this keeps them short when nobody reads, and
+  // returns ignored groups whose time has come, or whose count was reached, to unresolved.
   start: async (ctx) => {
     let running: Promise<void> | undefined
     const timer = setInterval(() => {
       running ??= foldAllCounts(ctx)
-        .catch((error) => ctx.log.warn({ err: error }, 'folding error counts failed; the next pass retries'))
+        .then(() => unignoreDueGroups(ctx))
+        .catch((error) => ctx.log.warn({ err: error }, 'folding error counts or unignoring groups failed; the next pass retries'))
         .finally(() => (running = undefined))
     }, COUNT_FOLD_INTERVAL_MS)
     timer.unref()

@@ -32,7 +32,8 @@ import {
   TraceOccurrence,
 } from './group-reads.ts'
 import { HistogramQuery, histogramBuckets } from '../http/histogram.ts'
-import { mergeGroups, setGroupStatus, unmergeFingerprints } from './triage.ts'
+import { mergeGroups, setGroupStatus, statusConditions, unmergeFingerprints } from './triage.ts'
+import { unignoreDueGroups } from './unignore.ts'
 import { errorDb } from './tables.ts'
 import { suspectCommitRoutes } from './suspect-commits.ts'
 import { assigneeRoutes } from './assignees.ts'
@@ -51,6 +52,10 @@ const GroupsQuery = Type.Object(
     project_id: Type.String({ description: 'the project (prj_…); 404 unless it is a live project of your organisation' }),
     ...PageQuery,
     status: Type.Optional(GroupStatusSchema),
+    assignee: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'groups assigned to this person (a token’s name or an OIDC subject, as `PUT …/assignee` takes)' })),
+    assigned: Type.Optional(
+      Type.Union([Type.Literal('me'), Type.Literal('nobody')], { description: '`me`: groups assigned to whoever asks (their token’s name or OIDC subject); `nobody`: unassigned groups. Not with `assignee`' }),
+    ),
     environment: Type.Optional(Type.String({ description: 'groups with an occurrence in this environment' })),
     release: Type.Optional(Type.String({ description: 'groups with an occurrence in this release' })),
     service: Type.Optional(Type.String({ description: 'groups with an occurrence from this service' })),
@@ -140,10 +145,14 @@ export const errorRoutes: FastifyPluginAsync<{ ctx: PortalContext }> = async (pl
         querystring: GroupsQuery, response: { 200: List(ErrorGroup), ...problemResponses(400, 401, 403, 404, 503) } },
     },
     async (request) => {
-      const { project_id: projectId, limit = DEFAULT_LIMIT, cursor, ...filters } = request.query
-      await findProject(ctx.storage.db, accessPrincipal(request).orgId, projectId)
+      const { project_id: projectId, limit = DEFAULT_LIMIT, cursor, assigned, ...filters } = request.query
+      const principal = accessPrincipal(request)
+      if (assigned !== undefined && filters.assignee !== undefined) throw new ProblemError(400, 'invalid_request', 'query.assigned: give assignee or assigned, not both')
+      const assignee = assigned === 'nobody' ? null : assigned === 'me' ? principal.name : filters.assignee
+      await findProject(ctx.storage.db, principal.orgId, projectId)
       await foldProjectCounts(ctx, projectId)
-      return listGroups(db, ctx.storage, projectId, filters, limit, cursor)
+      await unignoreDueGroups(ctx, projectId)
+      return listGroups(db, ctx.storage, projectId, { ...filters, assignee }, limit, cursor)
     },
   )
 
@@ -274,17 +283,44 @@ export const errorRoutes: FastifyPluginAsync<{ ctx: PortalContext }> = async (pl
       schema: {
         tags,
         operationId: 'updateErrorGroup',
-        summary: 'Triage a group: unresolved, resolved or ignored',
+        summary: 'Triage a group: unresolved, resolved (now, in the next release, in a release) or ignored (for good, until a count or a time)',
         description:
-          'Clears `regressed`. An occurrence of a resolved group reopens it as unresolved with `regressed: true` (error.group.regressed); ' +
-          'an ignored group stays ignored.',
+          'Clears `regressed` and `unignored`, and replaces the conditions of the status before. An occurrence of a resolved group reopens it as unresolved ' +
+          'with `regressed: true` (error.group.regressed), unless it was resolved in a release and the occurrence is of an older release or names none. ' +
+          '**Which releases are older** is judged, as Sentry does without semver, by when each was first named: `inNextRelease` keeps every release the ' +
+          'project’s error occurrences had named when it was resolved, so the next release is any other; `inRelease: X` keeps the releases first named ' +
+          'before X (all named so far when X was not yet), and X itself reopens it. An ignored group stays ignored, until its `ignoreCount` more occurrences or its ' +
+          '`ignoreUntil` time (or `ignoreDuration` minutes from now), whichever comes first: it then returns to unresolved with `unignored: true` ' +
+          '(error.group.unignored), within a second and before any read of it shows it, whether or not an occurrence arrives.',
         params: FingerprintParams,
-        body: Type.Object({ status: GroupStatusSchema }, { additionalProperties: false, examples: [{ status: 'resolved' }] }),
+        body: Type.Object(
+          {
+            status: GroupStatusSchema,
+            statusDetails: Type.Optional(
+              Type.Object(
+                {
+                  inNextRelease: Type.Optional(Type.Literal(true, { description: 'with resolved: stays resolved for the releases named so far' })),
+                  inRelease: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'with resolved: fixed in this release' })),
+                  ignoreCount: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000, description: 'with ignored: until this many more occurrences' })),
+                  ignoreUntil: Type.Optional(Type.String({ format: 'date-time', description: 'with ignored: until this time, in the future' })),
+                  ignoreDuration: Type.Optional(Type.Integer({ minimum: 1, maximum: 525_600, description: 'with ignored: for this many minutes (at most a year); not with ignoreUntil' })),
+                },
+                { additionalProperties: false, description: 'conditions of the status, named as Sentry’s; 400 when one does not fit the status' },
+              ),
+            ),
+          },
+          {
+            additionalProperties: false,
+            examples: [{ status: 'resolved' }, { status: 'resolved', statusDetails: { inNextRelease: true } }, { status: 'ignored', statusDetails: { ignoreCount: 100, ignoreDuration: 1440 } }],
+          },
+        ),
         response: { 200: ErrorGroup, ...problemResponses(400, 401, 403, 404, 503) },
       },
     },
     async (request) => {
-      const group = await setGroupStatus(ctx, accessPrincipal(request).orgId, request.params.fingerprint, request.body.status)
+      const { status, statusDetails = {} } = request.body
+      const conditions = statusConditions(status, statusDetails, Date.now())
+      const group = await setGroupStatus(ctx, accessPrincipal(request).orgId, request.params.fingerprint, status, conditions)
       return (await describeGroups(db, [group]))[0]
     },
   )

@@ -22,13 +22,26 @@ export interface GroupRow {
   created_at: number
   /** the grouping algorithm version that opened it (errors/006; v1 before) */
   algorithm: string
+  /** how a resolved group stays resolved (errors/008): null for any occurrence, or only occurrences of the releases in `error_group_resolution_releases` */
+  resolved_in: ResolvedIn | null
+  /** the release it was resolved in (`resolved_in` release), or the project's newest when it was resolved in the next release */
+  resolved_release: string | null
+  /** an ignored group returns to unresolved at this time (epoch ms) */
+  ignored_until: number | null
+  /** an ignored group returns to unresolved when its count reaches this */
+  ignored_until_count: number | null
+  /** 1 when its ignore condition was reached and it returned to unresolved, until the next triage */
+  unignored: number
 }
+
+/** Resolved in the next release (after those the project's errors named), or in a named release. */
+export type ResolvedIn = 'next_release' | 'release'
 
 /** Occurrences counted, and when the first and the last of them happened. */
 export type Totals = { count: number; first_seen: number; last_seen: number }
 
 /**
- * Row types of the errors module's tables (migrations errors/001 to 006). Bigint columns read as
+ * Row types of the errors module's tables (migrations errors/001 to 008 and 100). Bigint columns read as
  * numbers on both databases (the PostgreSQL pool parses int8); a `sum` of them is PostgreSQL's numeric, a string.
  */
 export interface ErrorTables {
@@ -66,6 +79,10 @@ export interface ErrorTables {
     /** who reported it, comma-separated when two reports of it were merged: `sentry`, `opentelemetry` */
     reported_by: string | null
   }
+  /** who a group is assigned to (errors/100) */
+  error_group_assignees: { group_id: string; assignee: string; assigned_by: string; assigned_at: number }
+  /** the releases whose occurrences leave a group resolved in a release resolved (errors/008) */
+  error_group_resolution_releases: { group_id: string; release: string }
   /** counts appended by captures, folded into the group, day and tag rows by `foldCounts` */
   error_count_deltas: {
     project_id: string

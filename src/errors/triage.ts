@@ -1,21 +1,115 @@
 import type { PortalContext } from '../context.ts'
 import { ProblemError } from '../http/problem.ts'
 import { newId } from '../ids.ts'
-import type { Storage } from '../storage/storage.ts'
+import { rowWrite, type Storage } from '../storage/storage.ts'
 import { findGroup, groupFingerprints, withNotFound } from './group-reads.ts'
-import { foldCounts, lockFingerprintsAndGroups, lockProjectGroups, OCCURRENCES_KEPT_PER_GROUP, trimOccurrences, upsertGroups } from './group-store.ts'
-import { errorDb, type ErrorDb, type GroupRow, type GroupStatus } from './tables.ts'
+import { foldCounts, lockFingerprintsAndGroups, lockProjectGroups, OCCURRENCES_KEPT_PER_GROUP, trimOccurrences, UNTRIAGED, upsertGroups } from './group-store.ts'
+import { errorDb, type ErrorDb, type ErrorTables, type GroupRow, type GroupStatus, type ResolvedIn } from './tables.ts'
 
 // Every row that belongs to a fingerprint carries its group, so moving a fingerprint moves these.
 const FINGERPRINT_TABLES = ['error_fingerprints', 'error_fingerprint_days', 'error_fingerprint_tags', 'error_occurrences'] as const
 
-/** Sets a group's status; triage also clears `regressed`. */
-export function setGroupStatus(ctx: PortalContext, orgId: string, fingerprint: string, status: GroupStatus): Promise<GroupRow> {
+/** What a status change may say beyond the status, named as Sentry's `statusDetails`. */
+export interface StatusDetails {
+  inNextRelease?: boolean
+  inRelease?: string
+  ignoreCount?: number
+  ignoreUntil?: string
+  ignoreDuration?: number
+}
+
+/** A status change's conditions, checked: how it stays resolved, or until when it stays ignored. */
+interface StatusConditions {
+  resolvedIn: ResolvedIn | null
+  inRelease: string | null
+  ignoredUntil: number | null
+  ignoreCount: number | null
+}
+
+/** Checks that the details fit the status and each other; a 400 names the detail that does not. */
+export function statusConditions(status: GroupStatus, details: StatusDetails, now: number): StatusConditions {
+  const refuse = (field: keyof StatusDetails, problem: string) => new ProblemError(400, 'invalid_request', `body.statusDetails.${field}: ${problem}`)
+  const given = (Object.keys(details) as (keyof StatusDetails)[]).filter((field) => details[field] !== undefined)
+  for (const field of given) {
+    const fits = field === 'inNextRelease' || field === 'inRelease' ? 'resolved' : 'ignored'
+    if (status !== fits) throw refuse(field, `only with status ${fits}`)
+  }
+  if (details.inNextRelease === false) throw refuse('inNextRelease', 'true or absent')
+  if (details.inNextRelease && details.inRelease !== undefined) throw refuse('inRelease', 'give inNextRelease or inRelease, not both')
+  if (details.ignoreUntil !== undefined && details.ignoreDuration !== undefined) throw refuse('ignoreDuration', 'give ignoreUntil or ignoreDuration, not both')
+  let ignoredUntil: number | null = null
+  if (details.ignoreUntil !== undefined) {
+    ignoredUntil = Date.parse(details.ignoreUntil)
+    if (!(ignoredUntil > now)) throw refuse('ignoreUntil', 'must be in the future')
+  }
+  if (details.ignoreDuration !== undefined) ignoredUntil = now + details.ignoreDuration * 60_000
+  return {
+    resolvedIn: details.inNextRelease ? 'next_release' : details.inRelease !== undefined ? 'release' : null,
+    inRelease: details.inRelease ?? null,
+    ignoredUntil,
+    ignoreCount: details.ignoreCount ?? null,
+  }
+}
+
+/**
+ * Sets a group's status with its conditions (checked by statusConditions); triage also clears
+ * `regressed` and `unignored`. Resolved in a release, the group lists the releases whose occurrences
+ * leave it resolved; ignored until a count, it keeps the count at which it returns.
+ */
+export function setGroupStatus(ctx: PortalContext, orgId: string, fingerprint: string, status: GroupStatus, conditions: StatusConditions): Promise<GroupRow> {
   return withLockedGroup(ctx, orgId, fingerprint, [], async (trx, group) => {
-    const changed = { ...group, status, regressed: 0, status_changed_at: Date.now() }
-    await trx.updateTable('error_groups').set({ status, regressed: 0, status_changed_at: changed.status_changed_at }).where('id', '=', group.id).execute()
-    return changed
+    const resolution = conditions.resolvedIn === null ? null : await releasesBeforeResolution(trx, group.project_id, conditions.inRelease)
+    const change = {
+      status,
+      regressed: 0,
+      unignored: 0,
+      status_changed_at: Date.now(),
+      resolved_in: conditions.resolvedIn,
+      resolved_release: resolution?.release ?? null,
+      ignored_until: conditions.ignoredUntil,
+      ignored_until_count: conditions.ignoreCount === null ? null : group.count + conditions.ignoreCount,
+    }
+    await trx.updateTable('error_groups').set(change).where('id', '=', group.id).execute()
+    await trx.deleteFrom('error_group_resolution_releases').where('group_id', '=', group.id).execute()
+    if (resolution) await ctx.storage.writeRows(trx, RESOLUTION_RELEASE_INSERT, resolution.kept.map((release) => ({ group_id: group.id, release })))
+    return { ...group, ...change }
   })
+}
+
+type ResolutionRelease = ErrorTables['error_group_resolution_releases']
+const RESOLUTION_RELEASE_INSERT = rowWrite<ResolutionRelease>(['group_id', 'release'], (db, rows) => errorDb(db).insertInto('error_group_resolution_releases').values(rows))
+
+/**
+ * The releases whose occurrences leave a group resolved, judged as Sentry does by when each release
+ * first appeared (here: first named by an occurrence of the project's errors). In the next release:
+ * every release named so far, and `release` is the newest of them. In release X: those first named
+ * before X (all named so far when X is not yet), never X itself.
+ */
+async function releasesBeforeResolution(trx: ErrorDb, projectId: string, inRelease: string | null): Promise<{ release: string | null; kept: string[] }> {
+  const folded = await trx
+    .selectFrom('error_fingerprint_tags')
+    .innerJoin('error_groups', 'error_groups.id', 'error_fingerprint_tags.group_id')
+    .select((eb) => ['error_fingerprint_tags.value as release', eb.fn.min('error_fingerprint_tags.first_seen').as('first_seen')])
+    .where('error_groups.project_id', '=', projectId)
+    .where('error_fingerprint_tags.key', '=', 'release')
+    .groupBy('error_fingerprint_tags.value')
+    .execute()
+  // Other groups' captures not folded yet named releases too.
+  const appended = await trx
+    .selectFrom('error_count_deltas')
+    .select((eb) => ['release', eb.fn.min('first_seen').as('first_seen')])
+    .where('project_id', '=', projectId)
+    .where('release', 'is not', null)
+    .groupBy('release')
+    .execute()
+  const firstNamed = new Map<string, number>()
+  for (const { release, first_seen } of [...folded, ...appended]) {
+    if (release !== null) firstNamed.set(release, Math.min(firstNamed.get(release) ?? Infinity, Number(first_seen)))
+  }
+  const named = [...firstNamed.entries()].sort(([a, at], [b, bt]) => at - bt || (a < b ? -1 : 1))
+  if (inRelease === null) return { release: named.at(-1)?.[0] ?? null, kept: named.map(([release]) => release) }
+  const fixedAt = firstNamed.get(inRelease) ?? Infinity
+  return { release: inRelease, kept: named.filter(([release, at]) => release !== inRelease && at < fixedAt).map(([release]) => release) }
 }
 
 /**
@@ -37,6 +131,7 @@ export function mergeGroups(ctx: PortalContext, orgId: string, fingerprint: stri
       await trx.updateTable(table).set({ group_id: target.id }).where('group_id', 'in', [...sourceIds]).execute()
     }
     await trx.deleteFrom('error_groups').where('id', 'in', [...sourceIds]).execute()
+    await trx.deleteFrom('error_group_resolution_releases').where('group_id', 'in', [...sourceIds]).execute()
     const merged = await refreshGroup(trx, ctx.storage, target)
     if (merged.count > OCCURRENCES_KEPT_PER_GROUP) await trimOccurrences(trx, merged.id)
     return merged
@@ -56,7 +151,7 @@ export function unmergeFingerprints(ctx: PortalContext, orgId: string, fingerpri
     const unmerged: GroupRow[] = []
     for (const other of leaving) {
       const { algorithm } = await trx.selectFrom('error_fingerprints').select('algorithm').where('fingerprint', '=', other).executeTakeFirstOrThrow()
-      const row: GroupRow = { ...group, id: newId('grp', now), fingerprint: other, status: 'unresolved', regressed: 0, status_changed_at: null, created_at: now, algorithm }
+      const row: GroupRow = { ...group, ...UNTRIAGED, id: newId('grp', now), fingerprint: other, status_changed_at: null, created_at: now, algorithm }
       await upsertGroups(trx, ctx.storage, [row])
       for (const table of FINGERPRINT_TABLES) {
         // group_id first: it is what every one of these tables is indexed by.

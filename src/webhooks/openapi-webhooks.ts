@@ -12,7 +12,7 @@ const ErrorGroupNotification = named(
     fingerprint: Type.String({ description: 'the group’s primary fingerprint' }),
     name: Type.String(),
     message: Type.String(),
-    status: Type.String({ description: 'unresolved after a regression' }),
+    status: Type.String({ description: 'unresolved after a regression or when an ignore condition was reached' }),
     count: Type.Integer({ description: 'occurrences so far' }),
     firstSeen: Time('first occurrence'),
     lastSeen: Time('latest occurrence'),
@@ -23,6 +23,7 @@ const ErrorGroupNotification = named(
 const NOTIFICATION_DATA: Record<NotificationType, { summary: string; data: TSchema }> = {
   'error.group.created': { summary: 'A new error group opened', data: ErrorGroupNotification },
   'error.group.regressed': { summary: 'An occurrence reopened a resolved error group', data: ErrorGroupNotification },
+  'error.group.unignored': { summary: 'An ignored error group reached its condition (a count or a time) and is unresolved again', data: ErrorGroupNotification },
   'deploy.failed': {
     summary: 'A deploy event with status failed arrived',
     data: named(

@@ -1202,6 +1202,10 @@ export interface components {
             status: "unresolved" | "resolved" | "ignored";
             /** @description reopened by an occurrence after it was resolved; cleared by the next triage */
             regressed: boolean;
+            /** @description ignored until a count or a time, and returned to unresolved when it was reached (as Sentry’s escalating); cleared by the next triage */
+            unignored: boolean;
+            statusDetails: components["schemas"]["ErrorGroupStatusDetails"];
+            assignee: string | null;
             /** @description the grouping algorithm version that opened it (v1 for groups older than v2); occurrences of later versions still find it, see docs/errors.md */
             groupingAlgorithm: string;
             /** Format: date-time */
@@ -1255,6 +1259,10 @@ export interface components {
             status: "unresolved" | "resolved" | "ignored";
             /** @description reopened by an occurrence after it was resolved; cleared by the next triage */
             regressed: boolean;
+            /** @description ignored until a count or a time, and returned to unresolved when it was reached (as Sentry’s escalating); cleared by the next triage */
+            unignored: boolean;
+            statusDetails: components["schemas"]["ErrorGroupStatusDetails"];
+            assignee: string | null;
             /** @description the grouping algorithm version that opened it (v1 for groups older than v2); occurrences of later versions still find it, see docs/errors.md */
             groupingAlgorithm: string;
             /** Format: date-time */
@@ -1345,7 +1353,7 @@ export interface components {
             fingerprint: string;
             name: string;
             message: string;
-            /** @description unresolved after a regression */
+            /** @description unresolved after a regression or when an ignore condition was reached */
             status: string;
             /** @description occurrences so far */
             count: number;
@@ -1361,6 +1369,15 @@ export interface components {
             lastSeen: string;
         };
         ErrorGroupStatus: "unresolved" | "resolved" | "ignored";
+        /** @description The conditions set with the status, as Sentry’s statusDetails; all null or false for a plain status. */
+        ErrorGroupStatusDetails: {
+            /** @description resolved in the next release: occurrences of releases the project’s errors had named when it was resolved, or of none, leave it resolved; any other release reopens it */
+            inNextRelease: boolean;
+            inRelease: string | null;
+            latestRelease: string | null;
+            ignoreUntil: string | null;
+            ignoreUntilCount: number | null;
+        };
         /** @description Tags as facets: the distribution of each tag key over a group’s occurrences. */
         ErrorGroupTags: {
             /** @description every tag key the group’s occurrences named, the most named first */
