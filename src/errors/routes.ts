@@ -32,7 +32,7 @@ import {
   TraceOccurrence,
 } from './group-reads.ts'
 import { HistogramQuery, histogramBuckets } from '../http/histogram.ts'
-import { mergeGroups, setGroupStatus, statusConditions, unmergeFingerprints } from './triage.ts'
+import { GroupTriageBody, mergeGroups, setGroupStatus, statusConditions, unmergeFingerprints } from './triage.ts'
 import { unignoreDueGroups } from './unignore.ts'
 import { errorDb } from './tables.ts'
 import { suspectCommitRoutes } from './suspect-commits.ts'
@@ -293,27 +293,7 @@ export const errorRoutes: FastifyPluginAsync<{ ctx: PortalContext }> = async (pl
           '`ignoreUntil` time (or `ignoreDuration` minutes from now), whichever comes first: it then returns to unresolved with `unignored: true` ' +
           '(error.group.unignored), within a second and before any read of it shows it, whether or not an occurrence arrives.',
         params: FingerprintParams,
-        body: Type.Object(
-          {
-            status: GroupStatusSchema,
-            statusDetails: Type.Optional(
-              Type.Object(
-                {
-                  inNextRelease: Type.Optional(Type.Literal(true, { description: 'with resolved: stays resolved for the releases named so far' })),
-                  inRelease: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'with resolved: fixed in this release' })),
-                  ignoreCount: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000, description: 'with ignored: until this many more occurrences' })),
-                  ignoreUntil: Type.Optional(Type.String({ format: 'date-time', description: 'with ignored: until this time, in the future' })),
-                  ignoreDuration: Type.Optional(Type.Integer({ minimum: 1, maximum: 525_600, description: 'with ignored: for this many minutes (at most a year); not with ignoreUntil' })),
-                },
-                { additionalProperties: false, description: 'conditions of the status, named as Sentry’s; 400 when one does not fit the status' },
-              ),
-            ),
-          },
-          {
-            additionalProperties: false,
-            examples: [{ status: 'resolved' }, { status: 'resolved', statusDetails: { inNextRelease: true } }, { status: 'ignored', statusDetails: { ignoreCount: 100, ignoreDuration: 1440 } }],
-          },
-        ),
+        body: GroupTriageBody,
         response: { 200: ErrorGroup, ...problemResponses(400, 401, 403, 404, 503) },
       },
     },

@@ -1,22 +1,43 @@
+import { Type, type Static } from 'typebox'
 import type { PortalContext } from '../context.ts'
+import { named } from '../http/openapi-components.ts'
 import { ProblemError } from '../http/problem.ts'
 import { newId } from '../ids.ts'
 import { rowWrite, type Storage } from '../storage/storage.ts'
-import { findGroup, groupFingerprints, withNotFound } from './group-reads.ts'
+import { findGroup, groupFingerprints, GroupStatusSchema, withNotFound } from './group-reads.ts'
 import { foldCounts, lockFingerprintsAndGroups, lockProjectGroups, OCCURRENCES_KEPT_PER_GROUP, trimOccurrences, UNTRIAGED, upsertGroups } from './group-store.ts'
 import { errorDb, type ErrorDb, type ErrorTables, type GroupRow, type GroupStatus, type ResolvedIn } from './tables.ts'
 
 // Every row that belongs to a fingerprint carries its group, so moving a fingerprint moves these.
 const FINGERPRINT_TABLES = ['error_fingerprints', 'error_fingerprint_days', 'error_fingerprint_tags', 'error_occurrences'] as const
 
-/** What a status change may say beyond the status, named as Sentry's `statusDetails`. */
-export interface StatusDetails {
-  inNextRelease?: boolean
-  inRelease?: string
-  ignoreCount?: number
-  ignoreUntil?: string
-  ignoreDuration?: number
-}
+/** A triage: the status, and what it may say beyond it, named as Sentry's `statusDetails`. */
+export const GroupTriageBody = named(
+  'ErrorGroupTriage',
+  Type.Object(
+    {
+      status: GroupStatusSchema,
+      statusDetails: Type.Optional(
+        Type.Object(
+          {
+            inNextRelease: Type.Optional(Type.Literal(true, { description: 'with resolved: stays resolved for the releases named so far' })),
+            inRelease: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'with resolved: fixed in this release' })),
+            ignoreCount: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000, description: 'with ignored: until this many more occurrences' })),
+            ignoreUntil: Type.Optional(Type.String({ format: 'date-time', description: 'with ignored: until this time, in the future' })),
+            ignoreDuration: Type.Optional(Type.Integer({ minimum: 1, maximum: 525_600, description: 'with ignored: for this many minutes (at most a year); not with ignoreUntil' })),
+          },
+          { additionalProperties: false, description: 'conditions of the status, named as Sentry’s; 400 when one does not fit the status or another' },
+        ),
+      ),
+    },
+    {
+      additionalProperties: false,
+      examples: [{ status: 'resolved' }, { status: 'resolved', statusDetails: { inNextRelease: true } }, { status: 'ignored', statusDetails: { ignoreCount: 100, ignoreDuration: 1440 } }],
+    },
+  ),
+)
+
+type StatusDetails = NonNullable<Static<typeof GroupTriageBody>['statusDetails']>
 
 /** A status change's conditions, checked: how it stays resolved, or until when it stays ignored. */
 interface StatusConditions {
@@ -34,7 +55,6 @@ export function statusConditions(status: GroupStatus, details: StatusDetails, no
     const fits = field === 'inNextRelease' || field === 'inRelease' ? 'resolved' : 'ignored'
     if (status !== fits) throw refuse(field, `only with status ${fits}`)
   }
-  if (details.inNextRelease === false) throw refuse('inNextRelease', 'true or absent')
   if (details.inNextRelease && details.inRelease !== undefined) throw refuse('inRelease', 'give inNextRelease or inRelease, not both')
   if (details.ignoreUntil !== undefined && details.ignoreDuration !== undefined) throw refuse('ignoreDuration', 'give ignoreUntil or ignoreDuration, not both')
   let ignoredUntil: number | null = null

@@ -1400,6 +1400,29 @@ export interface components {
                 }[];
             }[];
         };
+        ErrorGroupTriage: {
+            /** @description triage state; an occurrence reopens a resolved group */
+            status: "unresolved" | "resolved" | "ignored";
+            /** @description conditions of the status, named as Sentry’s; 400 when one does not fit the status or another */
+            statusDetails?: {
+                /**
+                 * @description with resolved: stays resolved for the releases named so far
+                 * @enum {boolean}
+                 */
+                inNextRelease?: true;
+                /** @description with resolved: fixed in this release */
+                inRelease?: string;
+                /** @description with ignored: until this many more occurrences */
+                ignoreCount?: number;
+                /**
+                 * Format: date-time
+                 * @description with ignored: until this time, in the future
+                 */
+                ignoreUntil?: string;
+                /** @description with ignored: for this many minutes (at most a year); not with ignoreUntil */
+                ignoreDuration?: number;
+            };
+        };
         /** @description One captured exception. */
         ErrorOccurrence: {
             /** @description occ_…, or the evt_… of an ingested error event */

@@ -7,11 +7,11 @@ import { Link, navigate, useLocation, withParams } from '../router.tsx'
 import { traceLogsHref } from '../components/log-links.tsx'
 import { SuspectCommitsPanel } from '../components/commits.tsx'
 import { GroupAssignee } from '../components/assignee.tsx'
+import { GroupTriage, StatusBadges, StatusConditions } from '../components/triage.tsx'
 import type { components } from '../api-types.generated.ts'
 import '../components/investigation.css'
 
 type Schemas = components['schemas']
-type GroupStatus = Schemas['ErrorGroupStatus']
 type Occurrence = Schemas['ErrorOccurrence']
 type ErrorGroupDetail = Schemas['ErrorGroupDetail']
 type Frame = Schemas['StackFrame']
@@ -24,9 +24,7 @@ const OCCURRENCES_PAGE = 100
 export function ErrorGroupPage({ project, fingerprint }: { project: string; fingerprint: string }) {
   const canWrite = useCanWrite()
   const detail = useGet<ErrorGroupDetail>(`/api/errors/groups/${fingerprint}`)
-  const [error, run] = useAction()
   const group = detail.data
-  const triage = (status: GroupStatus) => run(() => api('PATCH', `/api/errors/groups/${fingerprint}`, { status }).then(detail.reload))
   return (
     <section>
       <p>
@@ -39,8 +37,7 @@ export function ErrorGroupPage({ project, fingerprint }: { project: string; fing
             {group.name}: <span class="message">{group.message}</span>
           </h1>
           <p class="facts">
-            <Badge value={group.status} />
-            {group.regressed && <Badge value="regressed" />} {group.count.toLocaleString()} events · {group.usersAffected.toLocaleString()} {group.usersAffected === 1 ? 'user' : 'users'} affected · first seen <Time iso={group.firstSeen} /> · last seen <Time iso={group.lastSeen} />
+            <StatusBadges group={group} /> <StatusConditions group={group} /> {group.count.toLocaleString()} events · {group.usersAffected.toLocaleString()} {group.usersAffected === 1 ? 'user' : 'users'} affected · first seen <Time iso={group.firstSeen} /> · last seen <Time iso={group.lastSeen} />
             {group.firstRelease && (
               <>
                 {' '}
@@ -48,18 +45,7 @@ export function ErrorGroupPage({ project, fingerprint }: { project: string; fing
               </>
             )}
           </p>
-          {canWrite && (
-            <div class="actions" role="group" aria-label="Triage">
-              {(['resolved', 'ignored', 'unresolved'] as const)
-                .filter((status) => status !== group.status)
-                .map((status) => (
-                  <button type="button" onClick={() => triage(status)}>
-                    {{ resolved: 'Resolve', ignored: 'Ignore', unresolved: 'Reopen' }[status]}
-                  </button>
-                ))}
-              {error && <span role="alert" class="error">{error}</span>}
-            </div>
-          )}
+          {canWrite && <GroupTriage group={group} onChange={detail.reload} />}
           <GroupAssignee fingerprint={fingerprint} />
           <SuspectCommitsPanel project={project} fingerprint={fingerprint} />
           <Breakdown project={project} group={group} />

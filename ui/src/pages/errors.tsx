@@ -1,18 +1,19 @@
 import { useState } from 'preact/hooks'
 import { usePaged } from '../api.ts'
 import { queryString } from '../api.ts'
-import { Badge, Filters, PagedTable, Time } from '../components.tsx'
+import { Filters, PagedTable, Time } from '../components.tsx'
 import { useCanWrite } from '../identity.ts'
 import { Link, useFilters } from '../router.tsx'
 import { TimeRangeControl, useTimeRange } from '../components/time.tsx'
 import { useChanges, WithChanges } from '../components/changes.tsx'
 import { BulkActions, ErrorVolume } from '../components/error-stream.tsx'
+import { StatusBadges } from '../components/triage.tsx'
 import type { components } from '../api-types.generated.ts'
 
 type Schemas = components['schemas']
 type ErrorGroup = Schemas['ErrorGroup']
 
-const FILTERS = ['q', 'status', 'environment', 'release', 'first_release', 'service', 'sort']
+const FILTERS = ['q', 'status', 'assigned', 'assignee', 'environment', 'release', 'first_release', 'service', 'sort']
 
 /** Fourteen small bars, one per UTC day, so that a spike or a quiet group shows in the stream itself. */
 function DaySparkline({ days }: { days: ErrorGroup['countsPerDay'] }) {
@@ -26,15 +27,6 @@ function DaySparkline({ days }: { days: ErrorGroup['countsPerDay'] }) {
         </rect>
       ))}
     </svg>
-  )
-}
-
-function StatusBadges({ group }: { group: Pick<ErrorGroup, 'status' | 'regressed'> }) {
-  return (
-    <>
-      <Badge value={group.status} />
-      {group.regressed && <Badge value="regressed" />}
-    </>
   )
 }
 
@@ -63,6 +55,17 @@ export function ErrorGroupsPage({ project }: { project: string }) {
               ['ignored', 'ignored'],
             ],
           },
+          {
+            name: 'assigned',
+            label: 'Assigned',
+            kind: 'select',
+            options: [
+              ['', 'to anyone or nobody'],
+              ['me', 'to me'],
+              ['nobody', 'to nobody'],
+            ],
+          },
+          { name: 'assignee', label: 'Assigned to' },
           { name: 'environment', label: 'Environment' },
           { name: 'release', label: 'Release' },
           { name: 'first_release', label: 'First seen in release' },
@@ -114,6 +117,7 @@ export function ErrorGroupsPage({ project }: { project: string }) {
               </Link>
             ),
           },
+          { title: 'Assignee', render: (group) => group.assignee ?? <span class="muted">—</span> },
           { title: 'Events', numeric: true, render: (group) => group.count.toLocaleString() },
           { title: 'Users', numeric: true, render: (group) => group.usersAffected.toLocaleString() },
           { title: 'Last 14 days', render: (group) => <DaySparkline days={group.countsPerDay} /> },
