@@ -170,7 +170,7 @@ describe('web UI in Chromium', () => {
     await row.getByRole('link').click()
     await page.locator('pre.stack', { hasText: 'computeInvoice' }).waitFor()
     await page.getByText('"cartId": "c_981"').waitFor()
-    await page.getByRole('button', { name: 'Resolve' }).click()
+    await page.getByRole('button', { name: 'Resolve', exact: true }).click()
     await page.getByRole('button', { name: 'Reopen' }).waitFor()
     const group = await t.request('GET', `/api/errors/groups/${fingerprint}`, { token: t.viewerToken })
     assert.equal(group.body.status, 'resolved')
