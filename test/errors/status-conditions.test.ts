@@ -1,6 +1,8 @@
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
+import { Writable } from 'node:stream'
 import { createProject, DIALECTS, type TestPortal, type TestProject } from '../support/portal.ts'
+import { createLogger, startPortal } from '../../src/portal.ts'
 import { eventually } from '../webhooks/receiver.ts'
 import { captured, groupOf, listGroups, startErrorsPortal, watchAnnouncements } from './support.ts'
 
@@ -111,6 +113,31 @@ for (const dialect of DIALECTS) {
       assert.ok(at >= before + HOUR_MS && at <= Date.now() + HOUR_MS, forAnHour.statusDetails.ignoreUntil)
       assert.equal(forAnHour.statusDetails.ignoreUntilCount, 1001)
       assert.equal((await groupOf(t, fingerprint)).status, 'ignored')
+    })
+
+    // One SQLite file has one writer process by design; PostgreSQL serves several portals at once.
+    test('portals sharing one PostgreSQL database, read all the while, unignore a group whose time passed once', { skip: dialect !== 'postgres' }, async () => {
+      const project = await createProject(t)
+      const announcements = await watchAnnouncements(t, project)
+      const { fingerprint } = await occur(project)
+      const second = await startPortal(t.config, createLogger(t.config, new Writable({ write: (_chunk, _encoding, done) => done() })))
+      try {
+        await patched(fingerprint, { status: 'ignored', statusDetails: { ignoreUntil: new Date(Date.now() + 1000).toISOString() } })
+        const readers = [t.url, second.url].map(async (base) => {
+          for (;;) {
+            const response = await fetch(`${base}/api/errors/groups?project_id=${project.id}`, { headers: { authorization: `Bearer ${t.viewerToken}` } })
+            assert.equal(response.status, 200)
+            const body = (await response.json()) as { data: { status: string }[] }
+            if (body.data[0].status === 'unresolved') return
+          }
+        })
+        await Promise.all(readers)
+        // a pass of both portals' jobs after the change: neither changes it again
+        await new Promise((resolve) => setTimeout(resolve, 1500))
+        assert.deepEqual((await announcements()).map((n) => n.type), ['error.group.created', 'error.group.unignored'])
+      } finally {
+        await second.close()
+      }
     })
 
     test('details that do not fit the status or each other are refused with a 400 naming them', async () => {
