@@ -35,13 +35,14 @@ export const ErrorGroup = named('ErrorGroup', Type.Object({
   message: Type.String({ description: 'message of the latest occurrence' }),
   status: GroupStatusSchema,
   regressed: Type.Boolean({ description: 'reopened by an occurrence after it was resolved; cleared by the next triage' }),
-  unignored: Type.Boolean({ description: 'ignored until a count or a time, and returned to unresolved when it was reached (as Sentry’s escalating); cleared by the next triage' }),
+  unignored: Type.Boolean({ description: 'ignored until a count, a number of users or a time, and returned to unresolved when it was reached (as Sentry’s escalating); cleared by the next triage' }),
   statusDetails: named('ErrorGroupStatusDetails', Type.Object({
     inNextRelease: Type.Boolean({ description: 'resolved in the next release: occurrences of releases the project’s errors had named when it was resolved, or of none, leave it resolved; any other release reopens it' }),
     inRelease: Nullable(Type.String({ description: 'resolved in this release: occurrences of releases first named before it, or of none, leave it resolved; this release or a later one reopens it' })),
     latestRelease: Nullable(Type.String({ description: 'resolved in the next release: the newest release the project’s errors had named then (the next is any other)' })),
     ignoreUntil: Nullable(Type.String({ format: 'date-time', description: 'ignored until this time, then unresolved again' })),
     ignoreUntilCount: Nullable(Type.Integer({ description: 'ignored until `count` reaches this, then unresolved again' })),
+    ignoreUntilUserCount: Nullable(Type.Integer({ description: 'ignored until `usersAffected` reaches this, then unresolved again' })),
   }, { description: 'The conditions set with the status, as Sentry’s statusDetails; all null or false for a plain status.' })),
   assignee: Nullable(Type.String({ description: 'who it is assigned to (`PUT …/assignee`), or null' })),
   groupingAlgorithm: Type.String({ description: 'the grouping algorithm version that opened it (v1 for groups older than v2); occurrences of later versions still find it, see docs/errors.md' }),
@@ -271,6 +272,7 @@ export async function describeGroups(db: ErrorDb, rows: GroupRow[], now = Date.n
         latestRelease: row.resolved_in === 'next_release' ? row.resolved_release : null,
         ignoreUntil: isoTime(row.ignored_until),
         ignoreUntilCount: row.ignored_until_count,
+        ignoreUntilUserCount: row.ignored_until_users,
       },
       assignee: assignees.get(row.id) ?? null,
       groupingAlgorithm: row.algorithm,
@@ -296,7 +298,7 @@ export async function describeGroups(db: ErrorDb, rows: GroupRow[], now = Date.n
  * Distinct users per group: the `user` values of its tag rows, kept as occurrences are folded in, so a
  * read counts index entries (group_id, key, value) rather than occurrences.
  */
-async function usersAffected(db: ErrorDb, groupIds: string[]): Promise<Map<string, number>> {
+export async function usersAffected(db: ErrorDb, groupIds: string[]): Promise<Map<string, number>> {
   const rows = await db
     .selectFrom('error_fingerprint_tags')
     .select((eb) => ['group_id', eb.fn.count('value').distinct().as('users')])

@@ -60,6 +60,7 @@ export const UNTRIAGED = {
   resolved_release: null,
   ignored_until: null,
   ignored_until_count: null,
+  ignored_until_users: null,
 } as const satisfies Partial<GroupRow>
 
 /** The values of an occurrence a group is filtered by and shows; in `error_fingerprint_tags`. */

@@ -153,13 +153,13 @@ export const errorMigrations: Migration[] = [
   },
   {
     // Conditions on a group's status, as Sentry's: resolved in the next release or in a named one (the
-    // releases whose occurrences leave it resolved are listed), ignored until a time or a count; and
+    // releases whose occurrences leave it resolved are listed), ignored until a time, a count or a number of users; and
     // `unignored`, set when a condition was reached. The (status, project) index lets every portal's
     // job find the ignored groups whose condition is reached without reading the others.
     name: 'errors/008_status_conditions',
     async up(db, t) {
       const columns = await columnsOf(db, 'error_groups')
-      for (const [column, type] of [['resolved_in', 'text'], ['resolved_release', 'text'], ['ignored_until', t.bigint], ['ignored_until_count', t.bigint]] as const) {
+      for (const [column, type] of [['resolved_in', 'text'], ['resolved_release', 'text'], ['ignored_until', t.bigint], ['ignored_until_count', t.bigint], ['ignored_until_users', t.bigint]] as const) {
         if (!columns.includes(column)) await db.schema.alterTable('error_groups').addColumn(column, type).execute()
       }
       if (!columns.includes('unignored')) await db.schema.alterTable('error_groups').addColumn('unignored', 'integer', (c) => c.notNull().defaultTo(0)).execute()

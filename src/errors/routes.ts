@@ -283,14 +283,14 @@ export const errorRoutes: FastifyPluginAsync<{ ctx: PortalContext }> = async (pl
       schema: {
         tags,
         operationId: 'updateErrorGroup',
-        summary: 'Triage a group: unresolved, resolved (now, in the next release, in a release) or ignored (for good, until a count or a time)',
+        summary: 'Triage a group: unresolved, resolved (now, in the next release, in a release) or ignored (for good, until more occurrences or users, or a time)',
         description:
           'Clears `regressed` and `unignored`, and replaces the conditions of the status before. An occurrence of a resolved group reopens it as unresolved ' +
           'with `regressed: true` (error.group.regressed), unless it was resolved in a release and the occurrence is of an older release or names none. ' +
           '**Which releases are older** is judged, as Sentry does without semver, by when each was first named: `inNextRelease` keeps every release the ' +
           'project’s error occurrences had named when it was resolved, so the next release is any other; `inRelease: X` keeps the releases first named ' +
-          'before X (all named so far when X was not yet), and X itself reopens it. An ignored group stays ignored, until its `ignoreCount` more occurrences or its ' +
-          '`ignoreUntil` time (or `ignoreDuration` minutes from now), whichever comes first: it then returns to unresolved with `unignored: true` ' +
+          'before X (all named so far when X was not yet), and X itself reopens it. An ignored group stays ignored, until its `ignoreCount` more occurrences, ' +
+          '`ignoreUserCount` more users affected or its `ignoreUntil` time (or `ignoreDuration` minutes from now), whichever comes first: it then returns to unresolved with `unignored: true` ' +
           '(error.group.unignored), within a second and before any read of it shows it, whether or not an occurrence arrives.',
         params: FingerprintParams,
         body: GroupTriageBody,

@@ -30,6 +30,8 @@ export interface GroupRow {
   ignored_until: number | null
   /** an ignored group returns to unresolved when its count reaches this */
   ignored_until_count: number | null
+  /** an ignored group returns to unresolved when its users affected reach this */
+  ignored_until_users: number | null
   /** 1 when its ignore condition was reached and it returned to unresolved, until the next triage */
   unignored: number
 }

@@ -4,7 +4,7 @@ import { named } from '../http/openapi-components.ts'
 import { ProblemError } from '../http/problem.ts'
 import { newId } from '../ids.ts'
 import { rowWrite, type Storage } from '../storage/storage.ts'
-import { findGroup, groupFingerprints, GroupStatusSchema, withNotFound } from './group-reads.ts'
+import { findGroup, groupFingerprints, GroupStatusSchema, usersAffected, withNotFound } from './group-reads.ts'
 import { foldCounts, lockFingerprintsAndGroups, lockProjectGroups, OCCURRENCES_KEPT_PER_GROUP, trimOccurrences, UNTRIAGED, upsertGroups } from './group-store.ts'
 import { errorDb, type ErrorDb, type ErrorTables, type GroupRow, type GroupStatus, type ResolvedIn } from './tables.ts'
 
@@ -23,6 +23,7 @@ export const GroupTriageBody = named(
             inNextRelease: Type.Optional(Type.Literal(true, { description: 'with resolved: stays resolved for the releases named so far' })),
             inRelease: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'with resolved: fixed in this release' })),
             ignoreCount: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000, description: 'with ignored: until this many more occurrences' })),
+            ignoreUserCount: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000, description: 'with ignored: until this many more users affected' })),
             ignoreUntil: Type.Optional(Type.String({ format: 'date-time', description: 'with ignored: until this time, in the future' })),
             ignoreDuration: Type.Optional(Type.Integer({ minimum: 1, maximum: 525_600, description: 'with ignored: for this many minutes (at most a year); not with ignoreUntil' })),
           },
@@ -45,6 +46,7 @@ interface StatusConditions {
   inRelease: string | null
   ignoredUntil: number | null
   ignoreCount: number | null
+  ignoreUserCount: number | null
 }
 
 /** Checks that the details fit the status and each other; a 400 names the detail that does not. */
@@ -68,17 +70,19 @@ export function statusConditions(status: GroupStatus, details: StatusDetails, no
     inRelease: details.inRelease ?? null,
     ignoredUntil,
     ignoreCount: details.ignoreCount ?? null,
+    ignoreUserCount: details.ignoreUserCount ?? null,
   }
 }
 
 /**
  * Sets a group's status with its conditions (checked by statusConditions); triage also clears
  * `regressed` and `unignored`. Resolved in a release, the group lists the releases whose occurrences
- * leave it resolved; ignored until a count, it keeps the count at which it returns.
+ * leave it resolved; ignored until more occurrences or users, it keeps the count at which it returns.
  */
 export function setGroupStatus(ctx: PortalContext, orgId: string, fingerprint: string, status: GroupStatus, conditions: StatusConditions): Promise<GroupRow> {
   return withLockedGroup(ctx, orgId, fingerprint, [], async (trx, group) => {
     const resolution = conditions.resolvedIn === null ? null : await releasesBeforeResolution(trx, group.project_id, conditions.inRelease)
+    const users = conditions.ignoreUserCount === null ? 0 : ((await usersAffected(trx, [group.id])).get(group.id) ?? 0)
     const change = {
       status,
       regressed: 0,
@@ -88,6 +92,7 @@ export function setGroupStatus(ctx: PortalContext, orgId: string, fingerprint: s
       resolved_release: resolution?.release ?? null,
       ignored_until: conditions.ignoredUntil,
       ignored_until_count: conditions.ignoreCount === null ? null : group.count + conditions.ignoreCount,
+      ignored_until_users: conditions.ignoreUserCount === null ? null : users + conditions.ignoreUserCount,
     }
     await trx.updateTable('error_groups').set(change).where('id', '=', group.id).execute()
     await trx.deleteFrom('error_group_resolution_releases').where('group_id', '=', group.id).execute()

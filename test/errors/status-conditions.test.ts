@@ -32,7 +32,7 @@ for (const dialect of DIALECTS) {
       const { fingerprint } = await occur(project, '1.0', 3)
       await occur(project, '1.1', 2, 'OtherError') // another group named 1.1: it was out when the group was resolved
       const resolved = await patched(fingerprint, { status: 'resolved', statusDetails: { inNextRelease: true } })
-      assert.deepEqual(resolved.statusDetails, { inNextRelease: true, inRelease: null, latestRelease: '1.1', ignoreUntil: null, ignoreUntilCount: null })
+      assert.deepEqual(resolved.statusDetails, { inNextRelease: true, inRelease: null, latestRelease: '1.1', ignoreUntil: null, ignoreUntilCount: null, ignoreUntilUserCount: null })
       await occur(project, '1.0')
       await occur(project, '1.1')
       await occur(project)
@@ -93,6 +93,21 @@ for (const dialect of DIALECTS) {
       assert.equal((await patched(fingerprint, { status: 'ignored' })).unignored, false)
     })
 
+    test('ignored until N more users: more occurrences of the users affected so far leave it ignored; the Nth new user brings it back', async () => {
+      const project = await createProject(t)
+      const seen = (user: string) => captured(t, project, { name: 'SignupError', message: 'x', user: { id: user } })
+      const { fingerprint } = await seen('u1')
+      await seen('u2')
+      const ignored = await patched(fingerprint, { status: 'ignored', statusDetails: { ignoreUserCount: 2 } })
+      assert.equal(ignored.statusDetails.ignoreUntilUserCount, 4)
+      for (const user of ['u1', 'u2', 'u1', 'u3']) await seen(user)
+      const waiting = await groupOf(t, fingerprint)
+      assert.deepEqual([waiting.status, waiting.usersAffected, waiting.count], ['ignored', 3, 6])
+      await seen('u4')
+      const back = await groupOf(t, fingerprint)
+      assert.deepEqual([back.status, back.unignored, back.usersAffected, back.statusDetails.ignoreUntilUserCount], ['unresolved', true, 4, null])
+    })
+
     test('ignored until a time: unresolved when it passes with no occurrence and nobody reading; a duration counts from now', async () => {
       const project = await createProject(t)
       const announcements = await watchAnnouncements(t, project)
@@ -146,6 +161,7 @@ for (const dialect of DIALECTS) {
       const refusals: [unknown, RegExp][] = [
         [{ status: 'ignored', statusDetails: { inNextRelease: true } }, /^body\.statusDetails\.inNextRelease: only with status resolved/],
         [{ status: 'resolved', statusDetails: { ignoreCount: 5 } }, /^body\.statusDetails\.ignoreCount: only with status ignored/],
+        [{ status: 'unresolved', statusDetails: { ignoreUserCount: 5 } }, /^body\.statusDetails\.ignoreUserCount: only with status ignored/],
         [{ status: 'resolved', statusDetails: { inNextRelease: true, inRelease: '2.0' } }, /^body\.statusDetails\.inRelease: give inNextRelease or inRelease/],
         [{ status: 'ignored', statusDetails: { ignoreUntil: new Date(Date.now() - 1000).toISOString() } }, /^body\.statusDetails\.ignoreUntil: must be in the future/],
         [{ status: 'ignored', statusDetails: { ignoreUntil: new Date(Date.now() + HOUR_MS).toISOString(), ignoreDuration: 5 } }, /^body\.statusDetails\.ignoreDuration: give ignoreUntil or ignoreDuration/],

@@ -32,7 +32,7 @@ describe('triage as Sentry users know it, in Chromium', () => {
   }
   const group = async (fingerprint: string) => (await t.request('GET', `/api/errors/groups/${fingerprint}`, { token: t.viewerToken })).body
 
-  test('the group page resolves in the next release and in a release, ignores until more events or a time, and says so', async () => {
+  test('the group page resolves in the next release and in a release, ignores until more events, a time or more users, and says so', async () => {
     const project = await createProject(t, 'triaged')
     const fingerprint = await capture(project, 'CheckoutError', '1.0')
     await signIn(page, `${t.url}/p/${project.id}/errors/${fingerprint}`, t.adminToken)
@@ -76,6 +76,10 @@ describe('triage as Sentry users know it, in Chromium', () => {
     await triage.getByRole('button', { name: 'Ignore until' }).click()
     await facts.getByText(/^until in [23] hr/).waitFor()
     assert.equal((await group(fingerprint)).statusDetails.ignoreUntil, `${until.toISOString().slice(0, 16)}:00.000Z`)
+
+    await triage.getByRole('combobox', { name: /^Ignore until/ }).selectOption({ label: '10 more users' })
+    await triage.getByRole('button', { name: 'Ignore until' }).click()
+    await facts.getByText('until 10 users (10 more)').waitFor()
     await page.screenshot({ path: '/tmp/triage-group-page.png', fullPage: true })
   })
 

@@ -1202,7 +1202,7 @@ export interface components {
             status: "unresolved" | "resolved" | "ignored";
             /** @description reopened by an occurrence after it was resolved; cleared by the next triage */
             regressed: boolean;
-            /** @description ignored until a count or a time, and returned to unresolved when it was reached (as Sentry’s escalating); cleared by the next triage */
+            /** @description ignored until a count, a number of users or a time, and returned to unresolved when it was reached (as Sentry’s escalating); cleared by the next triage */
             unignored: boolean;
             statusDetails: components["schemas"]["ErrorGroupStatusDetails"];
             assignee: string | null;
@@ -1259,7 +1259,7 @@ export interface components {
             status: "unresolved" | "resolved" | "ignored";
             /** @description reopened by an occurrence after it was resolved; cleared by the next triage */
             regressed: boolean;
-            /** @description ignored until a count or a time, and returned to unresolved when it was reached (as Sentry’s escalating); cleared by the next triage */
+            /** @description ignored until a count, a number of users or a time, and returned to unresolved when it was reached (as Sentry’s escalating); cleared by the next triage */
             unignored: boolean;
             statusDetails: components["schemas"]["ErrorGroupStatusDetails"];
             assignee: string | null;
@@ -1377,6 +1377,7 @@ export interface components {
             latestRelease: string | null;
             ignoreUntil: string | null;
             ignoreUntilCount: number | null;
+            ignoreUntilUserCount: number | null;
         };
         /** @description Tags as facets: the distribution of each tag key over a group’s occurrences. */
         ErrorGroupTags: {
@@ -1414,6 +1415,8 @@ export interface components {
                 inRelease?: string;
                 /** @description with ignored: until this many more occurrences */
                 ignoreCount?: number;
+                /** @description with ignored: until this many more users affected */
+                ignoreUserCount?: number;
                 /**
                  * Format: date-time
                  * @description with ignored: until this time, in the future

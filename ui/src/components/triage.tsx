@@ -20,11 +20,13 @@ export function StatusBadges({ group }: { group: Pick<ErrorGroup, 'status' | 're
   )
 }
 
-/** What holds the status, in words: the release it was resolved in, or the count and time it is ignored until. */
-export function StatusConditions({ group }: { group: Pick<ErrorGroup, 'statusDetails' | 'count'> }) {
-  const { inNextRelease, latestRelease, inRelease, ignoreUntilCount, ignoreUntil } = group.statusDetails
+/** What holds the status, in words: the release it was resolved in, or the count, users and time it is ignored until. */
+export function StatusConditions({ group }: { group: Pick<ErrorGroup, 'statusDetails' | 'count' | 'usersAffected'> }) {
+  const { inNextRelease, latestRelease, inRelease, ignoreUntilCount, ignoreUntilUserCount, ignoreUntil } = group.statusDetails
+  const more = (target: number, now: number, what: string) => `${target.toLocaleString()} ${what} (${Math.max(target - now, 0).toLocaleString()} more)`
   const until = [
-    ignoreUntilCount !== null && `${ignoreUntilCount.toLocaleString()} events (${Math.max(ignoreUntilCount - group.count, 0).toLocaleString()} more)`,
+    ignoreUntilCount !== null && more(ignoreUntilCount, group.count, 'events'),
+    ignoreUntilUserCount !== null && more(ignoreUntilUserCount, group.usersAffected, 'users'),
     ignoreUntil && <Time iso={ignoreUntil} />,
   ].filter(Boolean)
   if (!inNextRelease && inRelease === null && until.length === 0) return null
@@ -34,8 +36,14 @@ export function StatusConditions({ group }: { group: Pick<ErrorGroup, 'statusDet
       {inRelease !== null && <>in release {inRelease}</>}
       {until.length > 0 && (
         <>
-          until {until[0]}
-          {until[1] && <> or {until[1]}, whichever comes first</>}
+          until{' '}
+          {until.map((condition, index) => (
+            <>
+              {index > 0 && ' or '}
+              {condition}
+            </>
+          ))}
+          {until.length > 1 && ', whichever comes first'}
         </>
       )}{' '}
       ·
@@ -43,11 +51,13 @@ export function StatusConditions({ group }: { group: Pick<ErrorGroup, 'statusDet
   )
 }
 
-/** How long "Ignore until" ignores: more events, or time passing, or a date and time chosen. */
+/** How long "Ignore until" ignores: more events, more users, time passing, or a date and time chosen. */
 const IGNORE_UNTIL: [label: string, details: Triage['statusDetails'] | 'time'][] = [
   ['10 more events', { ignoreCount: 10 }],
   ['100 more events', { ignoreCount: 100 }],
   ['1,000 more events', { ignoreCount: 1000 }],
+  ['10 more users', { ignoreUserCount: 10 }],
+  ['100 more users', { ignoreUserCount: 100 }],
   ['an hour passes', { ignoreDuration: 60 }],
   ['a day passes', { ignoreDuration: 1440 }],
   ['a week passes', { ignoreDuration: 10080 }],
@@ -56,7 +66,7 @@ const IGNORE_UNTIL: [label: string, details: Triage['statusDetails'] | 'time'][]
 
 /**
  * A group page's triage, as Sentry's: resolve now, in the next release or in a named release; ignore for good,
- * until more events or until a time; reopen. Plain Resolve and Ignore keep their names (the r and i shortcuts press them).
+ * until more events, more users or a time; reopen. Plain Resolve and Ignore keep their names (the r and i shortcuts press them).
  */
 export function GroupTriage({ group, onChange }: { group: Pick<ErrorGroup, 'fingerprint' | 'status' | 'releases'>; onChange(): void }) {
   const [error, run] = useAction()
