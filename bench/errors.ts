@@ -3,6 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { createRequire } from 'node:module'
 import { spawn } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
 import { createInterface } from 'node:readline'
 import { loadConfig } from '../src/config.ts'
 import { modules } from '../src/modules/registry.ts'
@@ -124,7 +125,8 @@ async function benchSentryEnvelopes(load: LoadProcess, portal: RunningPortal, to
   const rounds: number[] = []
   for (let round = 1; round <= ROUNDS; round++) {
     const { number, key } = await createSentryProject(portal, token, `sentry bench, round ${round}`)
-    const bodies = Array.from({ length: GROUPS }, (_, group) => sentryEnvelope(group))
+    // Every envelope its own event id and trace, as SDKs send them; the groups recur.
+    const bodies = Array.from({ length: CAPTURES }, (_, index) => sentryEnvelope(index % GROUPS))
     const target = { path: `/api/${number}/envelope/`, headers: { 'x-sentry-auth': `Sentry sentry_version=7, sentry_key=${key}`, 'content-type': 'application/x-sentry-envelope' }, expect: 200 }
     const result = await load.send(portal.url, key, bodies, CAPTURES, target)
     rounds.push(Math.round((result.ok / result.ms) * 1000))
@@ -223,7 +225,7 @@ async function createSentryProject(portal: RunningPortal, token: string, name: s
   return { number: (key.sentryDsn as string).split('/').pop()!, key: key.key as string }
 }
 
-/** An envelope as @sentry/node sends one exception: its 20 frames (outermost first) put it in group `group`. */
+/** An envelope as @sentry/node sends one exception: its 20 frames (outermost first) put it in group `group`; its event id and trace are new. */
 function sentryEnvelope(group: number): string {
   const frame = (fn: string, file: string, lineno: number, inApp: boolean) => ({ function: fn, filename: file, abs_path: file, lineno, colno: 5, in_app: inApp })
   const frames = [
@@ -233,7 +235,7 @@ function sentryEnvelope(group: number): string {
     frame(`validate${group % 97}`, '/srv/app/src/validation.ts', 120, true),
     frame(`handler${group}`, `/srv/app/src/handlers/h${group % 50}.ts`, 40, true),
   ]
-  const eventId = group.toString(16).padStart(32, '0')
+  const eventId = randomUUID().replaceAll('-', '')
   const event = {
     event_id: eventId,
     timestamp: Date.now() / 1000,
@@ -244,7 +246,7 @@ function sentryEnvelope(group: number): string {
     server_name: 'web-1',
     exception: { values: [{ type: 'TypeError', value: `Cannot read properties of undefined (reading 'id') for order ${100000 + group}`, stacktrace: { frames }, mechanism: { type: 'generic', handled: true } }] },
     tags: { region: 'eu' },
-    contexts: { trace: { trace_id: 'a'.repeat(32), span_id: 'b'.repeat(16) } },
+    contexts: { trace: { trace_id: randomUUID().replaceAll('-', ''), span_id: randomUUID().replaceAll('-', '').slice(0, 16) } },
   }
   return [JSON.stringify({ event_id: eventId, sent_at: new Date().toISOString() }), JSON.stringify({ type: 'event' }), JSON.stringify(event)].join('\n')
 }

@@ -10,6 +10,9 @@ import type { ErrorDb, ErrorTables } from './tables.ts'
 /** Span locks are hashed into this many names: the lock table stays small, and two spans rarely share one. */
 const SPAN_LOCK_SLOTS = 1024
 const DAY_MS = 86_400_000
+/** The stored first reports a batch looks at, the newest: a second report follows its first within seconds. */
+const MAX_FIRST_REPORTS = 500
+const OTHER_REPORTER: Record<string, string> = { sentry: 'opentelemetry', opentelemetry: 'sentry' }
 
 /** The stored (or, in the same batch, earlier) report of an exception that a second report merges into. */
 export type FirstReport = Pick<Occurrence, 'id' | 'projectId' | 'ts' | 'name' | 'message' | 'stack' | 'frames' | 'release' | 'environment' | 'service' | 'request' | 'metadata' | 'breadcrumbs'> & {
@@ -41,7 +44,11 @@ export async function findSecondReports(trx: ErrorDb, ctx: WriteContext, occurre
     .where('project_id', 'in', [...new Set(linked.map(({ occurrence }) => occurrence.projectId))])
     .where('trace_id', 'in', [...new Set(linked.map(({ link }) => link.traceId))])
     .where('span_id', 'in', [...new Set(linked.map(({ link }) => link.spanId))])
-    .where('reported_by', 'is not', null)
+    // Only a report from the other receiver, not yet merged, can take this one: a span that many errors of one SDK share
+    // (a long job's) would otherwise be read whole for every capture, and captures slow with each one stored.
+    .where('reported_by', 'in', [...new Set(linked.map(({ link }) => OTHER_REPORTER[link.reporter]))])
+    .orderBy('ts', 'desc')
+    .limit(MAX_FIRST_REPORTS)
     .execute()
   const candidates = rows.map((row) => ({ link: { traceId: row.trace_id!, spanId: row.span_id! }, report: reportOfRow(ctx.storage, row) }))
   for (const { occurrence, link } of linked) {
