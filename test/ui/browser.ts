@@ -1,7 +1,9 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { after, afterEach, before, beforeEach } from 'node:test'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import { startTestPortal, type TestPortal } from '../support/portal.ts'
 
 /** Debian's Chromium, installed by apt (.ci/run installs it when missing); never a browser download. */
 export const CHROMIUM = '/usr/bin/chromium'
@@ -51,3 +53,34 @@ export function recordApiRequests(page: Page): string[] {
   })
   return seen
 }
+
+/**
+ * For a describe block: a portal on SQLite (UI flows do not depend on the database) with `env`, a Chromium, and a new
+ * page for each test. Call it at the top of the block; `t` and `page` are the current test's.
+ */
+export function chromiumSuite(env: Record<string, string> = {}): { readonly t: TestPortal; readonly page: Page } {
+  let t: TestPortal
+  let browser: Browser
+  let page: Page
+  before(async () => {
+    t = await startTestPortal('sqlite', env)
+    browser = await openBrowser()
+  })
+  after(async () => {
+    await browser?.close()
+    await t?.close()
+  })
+  beforeEach(async () => {
+    page = await browser.context.newPage()
+  })
+  afterEach(() => page.close())
+  return {
+    get t() {
+      return t
+    },
+    get page() {
+      return page
+    },
+  }
+}
+

@@ -1,4 +1,4 @@
-import { after, afterEach, before, beforeEach, describe, test } from 'node:test'
+import { beforeEach, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { SpanStatusCode } from '@opentelemetry/api'
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto'
@@ -6,8 +6,8 @@ import { resourceFromAttributes } from '@opentelemetry/resources'
 import { SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace'
 import * as Sentry from '@sentry/node'
 import type { Page } from 'playwright-core'
-import { createProject, readAll, startTestPortal, type TestPortal, type TestProject } from '../support/portal.ts'
-import { openBrowser, signIn, type Browser } from './browser.ts'
+import { createProject, readAll, type TestPortal, type TestProject } from '../support/portal.ts'
+import { chromiumSuite, signIn } from './browser.ts'
 import { failCheckoutWithCauses } from '../support/error-chain.ts'
 
 // The error group page and the errors stream (issue "the web UI becomes an investigation tool", point 3) in
@@ -61,20 +61,9 @@ async function recordStockFailures(sdk: SdkKey, service: string, times: number) 
 
 describe('the error group page and the errors stream in Chromium', () => {
   let t: TestPortal
-  let browser: Browser
   let page: Page
-  before(async () => {
-    t = await startTestPortal('sqlite')
-    browser = await openBrowser()
-  })
-  after(async () => {
-    await browser?.close()
-    await t?.close()
-  })
-  beforeEach(async () => {
-    page = await browser.context.newPage()
-  })
-  afterEach(() => page.close())
+  const ui = chromiumSuite()
+  beforeEach(() => ({ t, page } = ui))
 
   test('an Error with causes, captured by @sentry/node, shows every exception of the chain in order with its frames, as raw text and as frames', async () => {
     const sdk = await projectWithSdkKey(t, 'chained')

@@ -1,8 +1,8 @@
-import { after, afterEach, before, beforeEach, describe, test } from 'node:test'
+import { beforeEach, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { Page } from 'playwright-core'
-import { createProject, event, ingest, startTestPortal, type TestPortal, type TestProject } from '../support/portal.ts'
-import { openBrowser, signIn, type Browser } from './browser.ts'
+import { createProject, event, ingest, type TestPortal, type TestProject } from '../support/portal.ts'
+import { chromiumSuite, signIn } from './browser.ts'
 import { ERROR_STACK, TRACE_ID, ago } from './seed.ts'
 
 // Issue 20, points 1–3, in real headless Chromium against a real portal (UI flows do not depend on the database: SQLite).
@@ -75,20 +75,9 @@ async function seedIncident(t: TestPortal, name: string): Promise<TestProject> {
 
 describe('investigating in Chromium: linked signals, time in hand, the error group page', () => {
   let t: TestPortal
-  let browser: Browser
   let page: Page
-  before(async () => {
-    t = await startTestPortal('sqlite', { INGEST_RATE_LIMIT_EVENTS_PER_SECOND: '1000000', INGEST_RATE_LIMIT_BATCHES_PER_SECOND: '1000000' })
-    browser = await openBrowser()
-  })
-  after(async () => {
-    await browser?.close()
-    await t?.close()
-  })
-  beforeEach(async () => {
-    page = await browser.context.newPage()
-  })
-  afterEach(() => page.close())
+  const ui = chromiumSuite({ INGEST_RATE_LIMIT_EVENTS_PER_SECOND: '1000000', INGEST_RATE_LIMIT_BATCHES_PER_SECOND: '1000000' })
+  beforeEach(() => ({ t, page } = ui))
 
   test('follows an error to its trace, the trace to its logs and errors, a log back to its trace, and the release to the deploy that introduced it, without typing an id', async () => {
     const project = await seedIncident(t, 'incident')

@@ -1,8 +1,8 @@
-import { after, afterEach, before, beforeEach, describe, test } from 'node:test'
+import { beforeEach, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { Page } from 'playwright-core'
-import { createProject, event, ingest, startTestPortal, type TestPortal } from '../support/portal.ts'
-import { openBrowser, signIn, type Browser } from './browser.ts'
+import { createProject, event, ingest, type TestPortal } from '../support/portal.ts'
+import { chromiumSuite, signIn } from './browser.ts'
 import { seedCheckoutIncident } from './seed-through-sdks.ts'
 
 // The judge in real headless Chromium against a real portal (UI flows do not depend on the database: SQLite):
@@ -12,20 +12,9 @@ const MINUTE = 60_000
 
 describe('an investigation in Chromium of a project seeded through OpenTelemetry and Sentry', () => {
   let t: TestPortal
-  let browser: Browser
   let page: Page
-  before(async () => {
-    t = await startTestPortal('sqlite', { INGEST_RATE_LIMIT_EVENTS_PER_SECOND: '1000000', INGEST_RATE_LIMIT_BATCHES_PER_SECOND: '1000000' })
-    browser = await openBrowser()
-  })
-  after(async () => {
-    await browser?.close()
-    await t?.close()
-  })
-  beforeEach(async () => {
-    page = await browser.context.newPage()
-  })
-  afterEach(() => page.close())
+  const ui = chromiumSuite({ INGEST_RATE_LIMIT_EVENTS_PER_SECOND: '1000000', INGEST_RATE_LIMIT_BATCHES_PER_SECOND: '1000000' })
+  beforeEach(() => ({ t, page } = ui))
 
   test('from the errors page, links alone lead from a Sentry error to its OpenTelemetry trace, the trace to its logs, and the error’s release to its deploy', async () => {
     const incident = await seedCheckoutIncident(t, 'checkout', 'checkout@2.0.0')

@@ -1,8 +1,8 @@
-import { after, afterEach, before, beforeEach, describe, test } from 'node:test'
+import { beforeEach, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { Page } from 'playwright-core'
-import { createProject, startTestPortal, type TestPortal, type TestProject } from '../support/portal.ts'
-import { openBrowser, signIn, type Browser } from './browser.ts'
+import { createProject, type TestPortal, type TestProject } from '../support/portal.ts'
+import { chromiumSuite, signIn } from './browser.ts'
 
 // Sentry's triage on the error group page and the errors stream (issue 40 point 6) in real headless Chromium:
 // resolve in the next release or in a release, ignore until more events or a time, the assignee on the list.
@@ -10,20 +10,9 @@ import { openBrowser, signIn, type Browser } from './browser.ts'
 
 describe('triage as Sentry users know it, in Chromium', () => {
   let t: TestPortal
-  let browser: Browser
   let page: Page
-  before(async () => {
-    t = await startTestPortal('sqlite', { INGEST_RATE_LIMIT_EVENTS_PER_SECOND: '1000000', INGEST_RATE_LIMIT_BATCHES_PER_SECOND: '1000000' })
-    browser = await openBrowser()
-  })
-  after(async () => {
-    await browser?.close()
-    await t?.close()
-  })
-  beforeEach(async () => {
-    page = await browser.context.newPage()
-  })
-  afterEach(() => page.close())
+  const ui = chromiumSuite({ INGEST_RATE_LIMIT_EVENTS_PER_SECOND: '1000000', INGEST_RATE_LIMIT_BATCHES_PER_SECOND: '1000000' })
+  beforeEach(() => ({ t, page } = ui))
 
   async function capture(project: TestProject, name: string, release?: string): Promise<string> {
     const response = await t.request('POST', '/api/errors/capture', { token: project.key, body: { name, message: 'total is NaN', release } })
