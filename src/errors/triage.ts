@@ -111,30 +111,33 @@ const RESOLUTION_RELEASE_INSERT = rowWrite<ResolutionRelease>(['group_id', 'rele
  * before X (all named so far when X is not yet), never X itself.
  */
 async function releasesBeforeResolution(trx: ErrorDb, projectId: string, inRelease: string | null): Promise<{ release: string | null; kept: string[] }> {
-  const folded = await trx
+  // Other groups' captures not folded yet named releases too. One statement, so one snapshot on PostgreSQL: two would
+  // miss a release whose deltas a fold moved into the tags between them.
+  const named = await trx
     .selectFrom('error_fingerprint_tags')
     .innerJoin('error_groups', 'error_groups.id', 'error_fingerprint_tags.group_id')
     .select((eb) => ['error_fingerprint_tags.value as release', eb.fn.min('error_fingerprint_tags.first_seen').as('first_seen')])
     .where('error_groups.project_id', '=', projectId)
     .where('error_fingerprint_tags.key', '=', 'release')
     .groupBy('error_fingerprint_tags.value')
-    .execute()
-  // Other groups' captures not folded yet named releases too.
-  const appended = await trx
-    .selectFrom('error_count_deltas')
-    .select((eb) => ['release', eb.fn.min('first_seen').as('first_seen')])
-    .where('project_id', '=', projectId)
-    .where('release', 'is not', null)
-    .groupBy('release')
+    .unionAll((db) =>
+      db
+        .selectFrom('error_count_deltas')
+        .select((eb) => ['release', eb.fn.min('first_seen').as('first_seen')])
+        .where('project_id', '=', projectId)
+        .where('release', 'is not', null)
+        .groupBy('release')
+        .$narrowType<{ release: string }>(),
+    )
     .execute()
   const firstNamed = new Map<string, number>()
-  for (const { release, first_seen } of [...folded, ...appended]) {
+  for (const { release, first_seen } of named) {
     if (release !== null) firstNamed.set(release, Math.min(firstNamed.get(release) ?? Infinity, Number(first_seen)))
   }
-  const named = [...firstNamed.entries()].sort(([a, at], [b, bt]) => at - bt || (a < b ? -1 : 1))
-  if (inRelease === null) return { release: named.at(-1)?.[0] ?? null, kept: named.map(([release]) => release) }
+  const inOrder = [...firstNamed.entries()].sort(([a, at], [b, bt]) => at - bt || (a < b ? -1 : 1))
+  if (inRelease === null) return { release: inOrder.at(-1)?.[0] ?? null, kept: inOrder.map(([release]) => release) }
   const fixedAt = firstNamed.get(inRelease) ?? Infinity
-  return { release: inRelease, kept: named.filter(([release, at]) => release !== inRelease && at < fixedAt).map(([release]) => release) }
+  return { release: inRelease, kept: inOrder.filter(([release, at]) => release !== inRelease && at < fixedAt).map(([release]) => release) }
 }
 
 /**
