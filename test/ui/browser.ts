@@ -3,7 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { after, afterEach, before, beforeEach } from 'node:test'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
-import { startTestPortal, type TestPortal } from '../support/portal.ts'
+import type { TestPortal } from '../support/portal.ts'
 
 /** Debian's Chromium, installed by apt (.ci/run installs it when missing); never a browser download. */
 export const CHROMIUM = '/usr/bin/chromium'
@@ -63,6 +63,8 @@ export function chromiumSuite(env: Record<string, string> = {}): { readonly t: T
   let browser: Browser
   let page: Page
   before(async () => {
+    // Loaded here, not at the top: a test that registers a module must do so before the portal's code loads.
+    const { startTestPortal } = await import('../support/portal.ts')
     t = await startTestPortal('sqlite', env)
     browser = await openBrowser()
   })
