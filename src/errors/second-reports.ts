@@ -10,7 +10,7 @@ import type { ErrorDb, ErrorTables } from './tables.ts'
 /** Span locks are hashed into this many names: the lock table stays small, and two spans rarely share one. */
 const SPAN_LOCK_SLOTS = 1024
 const DAY_MS = 86_400_000
-/** The stored first reports a batch looks at, the newest: a second report follows its first within seconds. */
+/** The stored first reports a batch looks at, at most: a span has one or two, unless an SDK reports many errors in one. */
 const MAX_FIRST_REPORTS = 500
 const OTHER_REPORTER: Record<string, string> = { sentry: 'opentelemetry', opentelemetry: 'sentry' }
 
@@ -47,7 +47,7 @@ export async function findSecondReports(trx: ErrorDb, ctx: WriteContext, occurre
     // Only a report from the other receiver, not yet merged, can take this one: a span that many errors of one SDK share
     // (a long job's) would otherwise be read whole for every capture, and captures slow with each one stored.
     .where('reported_by', 'in', [...new Set(linked.map(({ link }) => OTHER_REPORTER[link.reporter]))])
-    .orderBy('ts', 'desc')
+    // No order: sorted by time, SQLite walks the project's occurrences by time rather than its trace index (9.5 ms a batch).
     .limit(MAX_FIRST_REPORTS)
     .execute()
   const candidates = rows.map((row) => ({ link: { traceId: row.trace_id!, spanId: row.span_id! }, report: reportOfRow(ctx.storage, row) }))
