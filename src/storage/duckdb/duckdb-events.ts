@@ -145,7 +145,9 @@ export async function withDuckdbEvents(storage: Storage, file: string, columnarT
   let closed = false
 
   async function openFile() {
-    const instance = await DuckDBInstance.create(duckdbFile, { threads: '1' })
+    // No late materialisation (DuckDB's default for a LIMIT of at most 50): the newest 50 logs of one module at one
+    // level, of 1M, took 8.8 ms with it and 6.9 without; its second pass over the wide columns costs more than it saves.
+    const instance = await DuckDBInstance.create(duckdbFile, { threads: '1', late_materialization_max_rows: '0' })
     try {
       return { instance, connection: await instance.connect(), readConnection: await instance.connect() }
     } catch (error) {
