@@ -69,6 +69,24 @@ for (const dialect of DIALECTS) {
       )
     })
 
+    test('a long range is read in windows without losing or reordering a line at their edges', async () => {
+      // 300 logs, three to a minute, two modules, over 128 minutes: the range's windows (a 64th of it, 2 minutes,
+      // then four times wider each) start on whole minutes, at logs, and batches within a window cut through minutes.
+      const spread = await createProject(t, 'spread')
+      const logs = Array.from({ length: 300 }, (_, i) => ({ minute: Math.floor(i / 3), i }))
+      await ingestAll(t, spread, logs.map(({ minute, i }) => event('log', { level: 'info', module: i % 2 ? 'odd' : 'even', message: `line ${i}${i % 7 === 0 ? ' sevens' : ''}` }, iso(minute))))
+      const lines = async (query: string, params: Record<string, string>) => {
+        const body = (await loki('query_range', { query, start: ns(0), end: ns(128), ...params }, { tenant: spread.id })).body
+        return body.data.result.flatMap((stream: any) => stream.values).sort((a: any, b: any) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map((value: any) => value[1])
+      }
+      const all = logs.map(({ i }) => `line ${i}${i % 7 === 0 ? ' sevens' : ''}`)
+      const sorted = (values: string[]) => [...values].sort()
+      assert.deepEqual(sorted(await lines('{module=~".+"}', { limit: '250' })), sorted(all.slice(-250)))
+      assert.deepEqual(sorted(await lines('{module=~".+"}', { limit: '250', direction: 'forward' })), sorted(all.slice(0, 250)))
+      assert.deepEqual(sorted(await lines('{module="odd"} |= "sevens"', { limit: '1000' })), sorted(all.filter((_, i) => i % 2 === 1 && i % 7 === 0)))
+      assert.deepEqual(sorted(await lines('{module="even"} |= "sevens"', { limit: '5' })), sorted(all.filter((_, i) => i % 2 === 0 && i % 7 === 0).slice(-5)))
+    })
+
     test('json and logfmt parsers feed label filters and line_format', async () => {
       const json = (await loki('query_range', { query: '{service_name="checkout"} | json | status >= 503 | line_format "{{.msg}} for {{.user_id}}"', ...range })).body
       assert.deepEqual(json.data.result, [
