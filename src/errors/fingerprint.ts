@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import crypto from 'node:crypto'
 import { computeGroupingV1, fileBasename, parameterizeMessage, type GroupingInputV1 } from './fingerprint-v1.ts'
 import type { Frame } from './stack-trace.ts'
 
@@ -93,8 +93,12 @@ export function computeGrouping(projectId: string, input: GroupingInput): Groupi
 
 function hashComponents(projectId: string, components: GroupingComponent[]): string {
   const hashed = components.filter((component) => component.contributes).map((component) => [component.id, component.values])
-  return createHash('sha256').update(JSON.stringify([GROUPING_ALGORITHM, projectId, hashed])).digest('hex')
+  return sha256Hex(JSON.stringify([GROUPING_ALGORITHM, projectId, hashed]))
 }
+
+// The one-shot hash (Node.js 20.12 and later) costs a third of a Hash object for these short texts; same digest.
+const sha256Hex: (text: string) => string =
+  typeof crypto.hash === 'function' ? (text) => crypto.hash('sha256', text, 'hex') : (text) => crypto.createHash('sha256').update(text).digest('hex')
 
 const VARIABLE = /^\{\{\s*([\w.-]+)\s*\}\}$/
 
@@ -309,15 +313,16 @@ function exceptionKey(exception: ExceptionInput, platform: string | undefined): 
 function frameSites(frames: Frame[], variant: 'app' | 'system', platform: string | undefined): string[] {
   const sites: string[] = []
   // A printed stack is of one runtime: its innermost frame says which.
-  const family = familyOf(platform ?? (frames.length > 0 ? guessPlatform(frames[0]) : 'other'))
+  const family = platform !== undefined ? familyOf(platform) : frames.length > 0 ? factsOf(frames[0]).guessedFamily : 'other'
   let previous: Frame | undefined
   for (const frame of frames) {
     const repeats = previous !== undefined && sameFrame(frame, previous)
     previous = frame
     if (repeats) continue
-    if (variant === 'app' && !isInAppV2(frame)) continue
-    const site = frameSite(frame, family)
-    if (site !== undefined) sites.push(site)
+    const facts = factsOf(frame)
+    if (variant === 'app' && (!frame.inApp || facts.vendored)) continue
+    const site = siteOf(facts, frame, family)
+    if (site !== null) sites.push(site)
   }
   // A lone JavaScript frame from a URL without a function says nothing of the error (Sentry ignores it too).
   if (sites.length === 1 && frames.length === 1 && !frames[0].function && hasUrlOrigin(frames[0].absPath ?? frames[0].filename)) return []
@@ -328,30 +333,74 @@ function sameFrame(a: Frame, b: Frame): boolean {
   return a.function === b.function && a.module === b.module && a.filename === b.filename && a.lineno === b.lineno && a.colno === b.colno && a.absPath === b.absPath
 }
 
+/**
+ * What grouping derives from a frame's strings (function, module, file, path), worked out once: the
+ * same few hundred frames recur in every stack, and their base names, normalised names and vendored
+ * verdicts cost more than a lookup. Line and column, which never change these, are not part of it.
+ */
+interface FrameFacts {
+  /** a vendored runtime, polyfill or package cache, by path or module: never in-app, whatever the frame's own `inApp` */
+  vendored: boolean
+  /** the runtime this frame's file says, for a stack without platform */
+  guessedFamily: Family
+  /** `module-or-file function` under each family, or null when nothing counts; undefined until asked */
+  javascript: string | null | undefined
+  java: string | null | undefined
+  other: string | null | undefined
+}
+
+// Keyed by each of the frame's strings in turn (a map a level, so no two frames can share a key, whatever
+// characters they hold). Bounded: cleared whole when full, as a long-running portal meets new releases'
+// paths; a miss only costs the work done without it.
+type ByString<T> = Map<string | null, T>
+const frameFacts: ByString<ByString<ByString<ByString<FrameFacts>>>> = new Map()
+let frameFactsCount = 0
+const MAX_FRAME_FACTS = 20_000
+
+function factsOf(frame: Frame): FrameFacts {
+  const known = frameFacts
+    .get(frame.filename ?? null)
+    ?.get(frame.absPath ?? null)
+    ?.get(frame.module ?? null)
+    ?.get(frame.function ?? null)
+  if (known !== undefined) return known
+  if (frameFactsCount >= MAX_FRAME_FACTS) {
+    frameFacts.clear()
+    frameFactsCount = 0
+  }
+  const path = frame.absPath ?? frame.filename
+  const facts: FrameFacts = {
+    vendored: (!!path && isVendored(path)) || (!!frame.module && isVendored(frame.module)),
+    guessedFamily: familyOf(guessPlatform(frame)),
+    javascript: undefined,
+    java: undefined,
+    other: undefined,
+  }
+  const byAbsPath = levelOf(frameFacts, frame.filename ?? null)
+  const byModule = levelOf(byAbsPath, frame.absPath ?? null)
+  levelOf(byModule, frame.module ?? null).set(frame.function ?? null, facts)
+  frameFactsCount++
+  return facts
+}
+
+function levelOf<T>(map: ByString<ByString<T>>, key: string | null): ByString<T> {
+  let level = map.get(key)
+  if (level === undefined) map.set(key, (level = new Map()))
+  return level
+}
+
+function siteOf(facts: FrameFacts, frame: Frame, family: Family): string | null {
+  const known = facts[family]
+  if (known !== undefined) return known
+  return (facts[family] = frameSite(frame, family) ?? null)
+}
+
 // Vendored runtimes, polyfills and package caches: an SDK may call them in-app, being outside node_modules in a
 // bundle. Literal alternatives only, which V8 searches for fast (most paths hold none).
 const VENDORED = /@babel\/runtime|core-js|tslib|regenerator-runtime|\/node_modules\/|site-packages|dist-packages|\/vendor\/|\/gems\/|\.pub-cache|\/go\/pkg\/mod\/|\/usr\/local\/go\/src\/|webpack\/bootstrap|webpack\/runtime/
 
-/** Grouping v2's in-app rule: the frame's own (or v1's), with vendored runtimes and package caches, by path or module, never in-app. */
-export function isInAppV2(frame: Frame): boolean {
-  if (!frame.inApp) return false
-  const path = frame.absPath ?? frame.filename
-  if (path && isVendored(path)) return false
-  return !(frame.module && isVendored(frame.module))
-}
-
-// The same few hundred files recur in every stack: their verdict is kept (bounded) rather than searched for again.
-const vendoredVerdicts = new Map<string, boolean>()
-const MAX_VERDICTS = 10_000
-
 function isVendored(path: string): boolean {
-  let verdict = vendoredVerdicts.get(path)
-  if (verdict === undefined) {
-    verdict = VENDORED.test(path.includes('\\') ? path.replace(/\\/g, '/') : path)
-    if (vendoredVerdicts.size >= MAX_VERDICTS) vendoredVerdicts.clear()
-    vendoredVerdicts.set(path, verdict)
-  }
-  return verdict
+  return VENDORED.test(path.includes('\\') ? path.replace(/\\/g, '/') : path)
 }
 
 type Family = 'javascript' | 'java' | 'other'

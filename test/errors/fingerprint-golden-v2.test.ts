@@ -1,6 +1,7 @@
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { computeGrouping } from '../../src/errors/fingerprint.ts'
+import type { Frame } from '../../src/errors/stack-trace.ts'
 import { GOLDEN_INPUTS_V2, GOLDEN_PROJECT_V2 } from './golden-inputs-v2.ts'
 
 // Pinned output of grouping algorithm v2, computed before its code was made faster. If one of these
@@ -45,9 +46,20 @@ describe('fingerprint algorithm v2 (golden)', () => {
     }
   })
 
-  test('the same input computed twice, as a cache would serve it, keeps its fingerprint', () => {
+  test('the same input computed again, from what was remembered of its frames, keeps its fingerprint', () => {
     for (const [name, input] of Object.entries(GOLDEN_INPUTS_V2)) {
       assert.equal(computeGrouping(GOLDEN_PROJECT_V2, input).fingerprint, GOLDEN_FINGERPRINTS_V2[name], name)
     }
+  })
+
+  test('frames whose strings differ only in where one ends and the next begins are not taken for each other', () => {
+    const frame = (where: Partial<Frame>): Frame => ({ function: 'render', module: null, filename: null, lineno: 1, colno: null, inApp: true, ...where })
+    const sites = (f: Frame) => computeGrouping(GOLDEN_PROJECT_V2, { name: 'E', message: '', frames: [f] }).components.find((c) => c.id === 'stacktrace')!.values
+    // One frame's path and file, written as another frame's single file: only the first comes from a URL.
+    assert.deepEqual(sites(frame({ absPath: 'https://cdn.example.com/a.js', filename: '/srv/a.js' })), [' render'])
+    assert.deepEqual(sites(frame({ filename: 'https://cdn.example.com/a.js\u0000/srv/a.js' })), [' render'])
+    assert.deepEqual(sites(frame({ filename: '/srv/a.js\u0000https://cdn.example.com/a.js' })), ['a.js render'])
+    assert.deepEqual(sites(frame({ function: 'render\u0000app.views', filename: '/srv/b.js' })), ['b.js views'])
+    assert.deepEqual(sites(frame({ module: 'app.views', filename: '/srv/b.js' })), ['app.views render'])
   })
 })
