@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { computeGrouping } from '../../src/errors/fingerprint.ts'
+import { computeGroupingV2 as computeGrouping } from '../../src/errors/fingerprint.ts'
 import type { Frame } from '../../src/errors/stack-trace.ts'
 import { GOLDEN_INPUTS_V2, GOLDEN_PROJECT_V2 } from './golden-inputs-v2.ts'
 
