@@ -363,9 +363,9 @@ function frameSites(frames: Frame[], variant: 'app' | 'system', platform: string
   for (const frame of frames) {
     const repeats = previous !== undefined && sameFrame(frame, previous)
     previous = frame
-    if (repeats) continue
+    if (repeats || (variant === 'app' && !frame.inApp)) continue
     const facts = factsOf(frame, version)
-    if (facts.neverCounts || (variant === 'app' && (!frame.inApp || facts.vendored))) continue
+    if (facts.neverCounts || (variant === 'app' && facts.vendored)) continue
     const site = siteOf(facts, frame, family, version)
     if (site !== null) sites.push(site)
   }
