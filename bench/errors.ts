@@ -140,7 +140,7 @@ async function benchSentryEnvelopes(load: LoadProcess, portal: RunningPortal, to
  * Grouping alone, stack parsing included, by the previous algorithm (v1) and the current one on the
  * same 1,000 stacks, alternating over ROUNDS × 2 passes so that both see the same machine; the medians.
  */
-function benchGroupingVersions() {
+export function benchGroupingVersions() {
   const bodies = Array.from({ length: GROUPS }, (_, group) => captureBody(group))
   const versions = {
     v1: (body: ReturnType<typeof captureBody>) => computeGroupingV1('prj_bench', { name: body.name, message: body.message, frames: parseStackTrace(body.stack) }),

@@ -96,14 +96,21 @@ export async function recordOccurrences(connection: Connection, ctx: WriteContex
   for (const occurrence of occurrences) if (!firstOfFingerprint.has(occurrence.grouping.fingerprint)) firstOfFingerprint.set(occurrence.grouping.fingerprint, occurrence)
   const fingerprintList = [...firstOfFingerprint.keys()]
   const unlocked = await loadFingerprints(trx, fingerprintList)
-  // A fingerprint not seen before may belong to a group an earlier algorithm opened: the fingerprint
-  // that algorithm gives the occurrence finds it (computed for these only: most occurrences are of known ones).
-  const previous = new Map<string, string>()
+  // A fingerprint not seen before may belong to a group an earlier algorithm opened: the fingerprints
+  // those algorithms give the occurrence find it, the newest known first (computed for these only: most
+  // occurrences are of known fingerprints).
+  const earlierOf = new Map<string, string[]>()
   for (const [fingerprint, occurrence] of firstOfFingerprint) {
-    const earlier = unlocked.has(fingerprint) ? undefined : occurrence.grouping.previous?.()
-    if (earlier) previous.set(fingerprint, earlier.fingerprint)
+    const earlier = unlocked.has(fingerprint) ? undefined : occurrence.grouping.earlier?.()
+    if (earlier && earlier.length > 0) earlierOf.set(fingerprint, earlier.map((entry) => entry.fingerprint))
   }
-  const previousRows = previous.size > 0 ? await loadFingerprints(trx, [...new Set(previous.values())]) : new Map<string, FingerprintRow>()
+  const earlierRows = earlierOf.size > 0 ? await loadFingerprints(trx, [...new Set([...earlierOf.values()].flat())]) : new Map<string, FingerprintRow>()
+  const previous = new Map<string, string>()
+  for (const [fingerprint, earlier] of earlierOf) {
+    const known = earlier.find((candidate) => earlierRows.has(candidate))
+    if (known !== undefined) previous.set(fingerprint, known)
+  }
+  const previousRows = new Map([...previous.values()].map((fingerprint) => [fingerprint, earlierRows.get(fingerprint)!]))
   const guessedGroup = new Map(
     fingerprintList.map((fingerprint) => [
       fingerprint,

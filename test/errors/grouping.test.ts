@@ -113,8 +113,8 @@ for (const dialect of DIALECTS) {
       const components = detail.grouping[0].components
       assert.deepEqual(components.map((c: any) => [c.id, c.contributes]), [['exception', true], ['stacktrace', true], ['value', false]])
       assert.deepEqual(components[1].values, ['users.ts loadUser', 'routes.ts showsComponents'])
-      assert.equal(detail.grouping[0].algorithm, 'v2')
-      assert.equal(detail.groupingAlgorithm, 'v2')
+      assert.equal(detail.grouping[0].algorithm, 'v3')
+      assert.equal(detail.groupingAlgorithm, 'v3')
       const occurrence = detail.occurrences[0]
       assert.deepEqual(occurrence.metadata, { userId: 'u-7', tags: { region: 'eu' } })
       assert.equal(occurrence.request.headers.Authorization, '[filtered]')

@@ -200,7 +200,7 @@ for (const dialect of DIALECTS) {
       await patch(one.fingerprint, { status: 'resolved' })
       const status = await t.request('GET', `/api/errors/status?project_id=${project.id}`, { token: t.viewerToken })
       assert.equal(status.status, 200)
-      assert.equal(status.body.groupingAlgorithm, 'v2')
+      assert.equal(status.body.groupingAlgorithm, 'v3')
       assert.equal(status.body.occurrencesKeptPerGroup, 100)
       assert.equal(status.body.groups, 2)
       assert.equal(status.body.unresolvedGroups, 1)

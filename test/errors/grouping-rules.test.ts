@@ -1,10 +1,10 @@
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { computeGrouping, GROUPING_ALGORITHM, type ExceptionInput, type GroupingInput } from '../../src/errors/fingerprint.ts'
+import { computeGrouping, computeGroupingV2, type ExceptionInput, type GroupingInput } from '../../src/errors/fingerprint.ts'
 import { computeGroupingV1 } from '../../src/errors/fingerprint-v1.ts'
 import { parseStackTrace, type Frame } from '../../src/errors/stack-trace.ts'
 
-const PROJECT = 'prj_v2'
+const PROJECT = 'prj_rules'
 
 const frame = (fn: string | null, where: Partial<Frame> = {}): Frame => ({ function: fn, module: null, filename: null, lineno: 1, colno: null, inApp: true, ...where })
 const fingerprint = (input: Partial<GroupingInput>) => computeGrouping(PROJECT, { name: '', message: '', frames: [], ...input }).fingerprint
@@ -22,11 +22,8 @@ function aggregate(inner: ExceptionInput[]): ExceptionInput[] {
 const payment = (value: string): ExceptionInput => ({ type: 'Shop.PaymentDeclined', value, frames: [] })
 const stock = (value: string): ExceptionInput => ({ type: 'Shop.OutOfStock', value, frames: [] })
 
-describe('grouping algorithm v2', () => {
-  test('is the version new occurrences are grouped with', () => {
-    assert.equal(GROUPING_ALGORITHM, 'v2')
-  })
-
+// The rules grouping v2 brought and the current version (v3) keeps; what v3 changed is in grouping-v3.test.ts.
+describe('grouping rules', () => {
   describe('exception chains and exception groups', () => {
     test('every exception of a chain counts: the same outer error with other causes is another group', () => {
       const outer: ExceptionInput = { type: 'CheckoutFailed', value: 'checkout failed', frames: [frame('checkout', { filename: '/srv/app/cart.js' })] }
@@ -53,7 +50,7 @@ describe('grouping algorithm v2', () => {
       )
     })
 
-    test('nested groups count by the first exceptions that are not groups; a child that is its own parent leaves the root alone', () => {
+    test('nested groups count by the first exceptions that are not groups; a tree broken by a child that is its own parent counts whole', () => {
       const nested: ExceptionInput[] = [
         { ...payment('card 3 declined'), mechanism: { exceptionId: 2, parentId: 1 } },
         { type: 'System.AggregateException', value: 'inner', frames: [], mechanism: { exceptionId: 1, parentId: 0, isExceptionGroup: true } },
@@ -64,7 +61,12 @@ describe('grouping algorithm v2', () => {
         { ...payment('x'), mechanism: { exceptionId: 1, parentId: 1 } },
         { type: 'System.AggregateException', value: 'One or more errors occurred.', frames: [], mechanism: { exceptionId: 0, isExceptionGroup: true } },
       ]
-      assert.deepEqual(counted({ chain: selfParent }), [['exception', ['System.AggregateException']], ['value', ['One or more errors occurred.']]])
+      assert.deepEqual(counted({ chain: selfParent }), [
+        ['exception', ['Shop.PaymentDeclined']],
+        ['value', ['x']],
+        ['exception', ['System.AggregateException']],
+        ['value', ['One or more errors occurred.']],
+      ])
     })
 
     test('the main exception keeps the path of its first children: a cause under it counts', () => {
@@ -228,10 +230,13 @@ describe('grouping algorithm v2', () => {
     })
   })
 
-  test('keeps the v1 fingerprint computable, for groups v1 opened', () => {
+  test('keeps the v2 and v1 fingerprints computable, newest first, for groups they opened', () => {
     const input: GroupingInput = { name: 'TypeError', message: 'x', frames: [frame('load', { filename: '/srv/app/a.js' })] }
     const grouping = computeGrouping(PROJECT, input)
-    assert.deepEqual(grouping.previous?.(), { fingerprint: computeGroupingV1(PROJECT, input).fingerprint, algorithm: 'v1' })
-    assert.notEqual(grouping.fingerprint, computeGroupingV1(PROJECT, input).fingerprint)
+    assert.deepEqual(grouping.earlier?.(), [
+      { fingerprint: computeGroupingV2(PROJECT, input).fingerprint, algorithm: 'v2' },
+      { fingerprint: computeGroupingV1(PROJECT, input).fingerprint, algorithm: 'v1' },
+    ])
+    assert.notEqual(grouping.fingerprint, computeGroupingV2(PROJECT, input).fingerprint)
   })
 })
