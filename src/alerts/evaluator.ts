@@ -62,8 +62,18 @@ interface Outcome {
   error: string | null
 }
 
-/** Evaluates one rule for the window ending at `at` and applies what follows. Never throws for the signal's failure: that is the `error` state. */
-export async function evaluateRule(ctx: PortalContext, rule: Rule, at: number): Promise<void> {
+/** A rule evaluated, with what applying it needs. */
+interface Evaluated {
+  rule: Rule
+  signal: AlertSignal
+  outcome: Outcome
+}
+
+/**
+ * Evaluates one rule for the window ending at `at`. Never throws for the signal's failure: that is the `error` state;
+ * throws while the storage is unavailable, when nothing can be recorded.
+ */
+async function evaluateRule(ctx: PortalContext, rule: Rule, at: number): Promise<Evaluated> {
   const signal = signalOf(rule)
   const outcome: Outcome = { windowFrom: at - rule.windowSeconds * 1000, windowTo: at, values: new Map(), tooMany: null, contributors: new Map(), error: null }
   try {
@@ -86,7 +96,7 @@ export async function evaluateRule(ctx: PortalContext, rule: Rule, at: number): 
     outcome.error = error instanceof Error ? error.message : String(error)
     ctx.log.warn({ err: error, ruleId: rule.id }, 'alert rule evaluation failed; recorded as its error state')
   }
-  await applyOutcome(ctx, rule, signal, outcome)
+  return { rule, signal, outcome }
 }
 
 function signalQuery(rule: Rule, outcome: Pick<Outcome, 'windowFrom' | 'windowTo'>) {
@@ -100,44 +110,75 @@ function instanceOf(row: InstanceRow): InstanceState {
 }
 
 /**
- * One transaction, under the rule's lock: every transition with its history row and its notification (a webhook
- * message in the outbox), so that a crash anywhere leaves all or none of them. Against the states stored now, not
- * those read before: two portals that evaluated the same window apply it once, and an older window is dropped.
+ * Applies the outcomes of one claim in one transaction, rule by rule in id order (two portals never lock two rules in
+ * opposite orders): a transaction per rule took the database's writer from ingest a thousand times a cycle, once for
+ * each commit. When that transaction fails, each outcome is applied in its own, so that one rule holds back no other.
  */
-async function applyOutcome(ctx: PortalContext, rule: Rule, signal: AlertSignal, outcome: Outcome): Promise<void> {
-  const enqueued = await alertDb(ctx.storage).transaction().execute(async (trx) => {
-    await ctx.storage.lockInTransaction(trx, `alert_rule:${rule.id}`)
-    const current = await trx.selectFrom('alert_rules').select(['evaluated_through', 'updated_at', 'enabled']).where('id', '=', rule.id).executeTakeFirst()
-    if (!current || Number(current.updated_at) !== rule.updatedAt || current.enabled !== 1 || Number(current.evaluated_through) >= outcome.windowTo) return 0
-    await trx.updateTable('alert_rules').set({ evaluated_through: outcome.windowTo }).where('id', '=', rule.id).execute()
-    const rows = await trx.selectFrom('alert_instances').select(['series', 'state', 'severity', 'since', 'last_notified_at']).where('rule_id', '=', rule.id).execute()
-    const stored = new Map(rows.map((row) => [row.series, instanceOf(row)]))
-    const now = outcome.windowTo
-    const steps: { series: string; value: number | null; from: InstanceState; step: Step }[] = []
-    if (outcome.error !== null) {
-      const from = stored.get('') ?? NEW_INSTANCE
-      if (from.state !== 'error') steps.push({ series: '', value: null, from, step: { to: 'error', severity: null, threshold: null, notify: null, detail: outcome.error } })
-    } else {
-      const flood = outcome.tooMany !== null
-      for (const [series, value] of outcome.values) {
-        // Past the cap no series becomes an instance: the one `too many series` alert speaks for them all.
-        if (flood && !stored.has(series)) continue
-        const from = stored.get(series) ?? NEW_INSTANCE
-        const step = nextStep(rule, from, value, now)
-        if (step) steps.push({ series, value, from, step })
-      }
-      const tooMany = stored.get(TOO_MANY_SERIES) ?? NEW_INSTANCE
-      if (flood && tooMany.state !== 'firing') {
-        steps.push({ series: TOO_MANY_SERIES, value: outcome.tooMany, from: tooMany, step: { to: 'firing', severity: 'critical', threshold: MAX_SERIES, notify: 'firing', detail: `too many series: ${outcome.tooMany} over the cap of ${MAX_SERIES}` } })
-      } else if (!flood && tooMany.state === 'firing') {
-        steps.push({ series: TOO_MANY_SERIES, value: null, from: tooMany, step: { to: 'resolved', severity: null, threshold: MAX_SERIES, notify: rule.targets.sendResolved ? 'resolved' : null, detail: 'back within the series cap' } })
+async function applyOutcomes(ctx: PortalContext, evaluated: Evaluated[]): Promise<void> {
+  if (evaluated.length === 0) return
+  const ordered = [...evaluated].sort((a, b) => (a.rule.id < b.rule.id ? -1 : a.rule.id > b.rule.id ? 1 : 0))
+  let enqueued = 0
+  try {
+    enqueued = await alertDb(ctx.storage)
+      .transaction()
+      .execute(async (trx) => {
+        let messages = 0
+        for (const item of ordered) messages += await applyOutcome(ctx, trx, item)
+        return messages
+      })
+  } catch (error) {
+    if (ordered.length === 1 || ctx.storage.isUnavailable(error)) throw error
+    for (const item of ordered) {
+      try {
+        enqueued += await alertDb(ctx.storage)
+          .transaction()
+          .execute((trx) => applyOutcome(ctx, trx, item))
+      } catch (itemError) {
+        ctx.log.warn({ err: itemError, ruleId: item.rule.id }, 'alert rule evaluation could not be recorded; the next interval retries')
       }
     }
-    let messages = 0
-    for (const { series, value, from, step } of steps) messages += await recordStep(ctx, trx, rule, signal, outcome, series, value, from, step, now)
-    return messages
-  })
+  }
   if (enqueued > 0) wakeDispatcher(ctx)
+}
+
+/**
+ * Applies one outcome inside `trx`, under the rule's lock: every transition with its history row and its notification
+ * (a webhook message in the outbox), so that a crash anywhere leaves all or none of them. Against the states stored
+ * now, not those read before: two portals that evaluated the same window apply it once, and an older window is
+ * dropped. Returns the messages enqueued.
+ */
+async function applyOutcome(ctx: PortalContext, trx: Connection, { rule, signal, outcome }: Evaluated): Promise<number> {
+  await ctx.storage.lockInTransaction(trx, `alert_rule:${rule.id}`)
+  const db = alertDb(trx)
+  const current = await db.selectFrom('alert_rules').select(['evaluated_through', 'updated_at', 'enabled']).where('id', '=', rule.id).executeTakeFirst()
+  if (!current || Number(current.updated_at) !== rule.updatedAt || current.enabled !== 1 || Number(current.evaluated_through) >= outcome.windowTo) return 0
+  await db.updateTable('alert_rules').set({ evaluated_through: outcome.windowTo }).where('id', '=', rule.id).execute()
+  const rows = await db.selectFrom('alert_instances').select(['series', 'state', 'severity', 'since', 'last_notified_at']).where('rule_id', '=', rule.id).execute()
+  const stored = new Map(rows.map((row) => [row.series, instanceOf(row)]))
+  const now = outcome.windowTo
+  const steps: { series: string; value: number | null; from: InstanceState; step: Step }[] = []
+  if (outcome.error !== null) {
+    const from = stored.get('') ?? NEW_INSTANCE
+    if (from.state !== 'error') steps.push({ series: '', value: null, from, step: { to: 'error', severity: null, threshold: null, notify: null, detail: outcome.error } })
+  } else {
+    const flood = outcome.tooMany !== null
+    for (const [series, value] of outcome.values) {
+      // Past the cap no series becomes an instance: the one `too many series` alert speaks for them all.
+      if (flood && !stored.has(series)) continue
+      const from = stored.get(series) ?? NEW_INSTANCE
+      const step = nextStep(rule, from, value, now)
+      if (step) steps.push({ series, value, from, step })
+    }
+    const tooMany = stored.get(TOO_MANY_SERIES) ?? NEW_INSTANCE
+    if (flood && tooMany.state !== 'firing') {
+      steps.push({ series: TOO_MANY_SERIES, value: outcome.tooMany, from: tooMany, step: { to: 'firing', severity: 'critical', threshold: MAX_SERIES, notify: 'firing', detail: `too many series: ${outcome.tooMany} over the cap of ${MAX_SERIES}` } })
+    } else if (!flood && tooMany.state === 'firing') {
+      steps.push({ series: TOO_MANY_SERIES, value: null, from: tooMany, step: { to: 'resolved', severity: null, threshold: MAX_SERIES, notify: rule.targets.sendResolved ? 'resolved' : null, detail: 'back within the series cap' } })
+    }
+  }
+  let messages = 0
+  for (const { series, value, from, step } of steps) messages += await recordStep(ctx, trx, rule, signal, outcome, series, value, from, step, now)
+  return messages
 }
 
 /** Writes one transition: its history row, its instance, and its notification unless silenced. Returns the messages enqueued. */
@@ -294,14 +335,19 @@ export function startAlerting(ctx: PortalContext): () => Promise<void> {
       const claimed = await claimDueRules(ctx, Date.now())
       if (claimed.length === 0 || stopped) return
       const queue = [...claimed]
+      const evaluated: Evaluated[] = []
       await Promise.all(
         Array.from({ length: Math.min(CONCURRENT_EVALUATIONS, queue.length) }, async () => {
           for (let rule = queue.shift(); rule; rule = queue.shift()) {
             // A rule claimed at the tick is evaluated at its own time: its window ends when its evaluation starts.
-            await evaluateRule(ctx, rule, Date.now()).catch((error) => ctx.log.warn({ err: error, ruleId: rule!.id }, 'alert rule evaluation could not be recorded; the next interval retries'))
+            await evaluateRule(ctx, rule, Date.now()).then(
+              (item) => evaluated.push(item),
+              (error) => ctx.log.warn({ err: error, ruleId: rule!.id }, 'alert rule evaluation could not be recorded; the next interval retries'),
+            )
           }
         }),
       )
+      await applyOutcomes(ctx, evaluated).catch((error) => ctx.log.warn({ err: error }, 'alert rule evaluations could not be recorded; the next interval retries'))
     }
   }
 
