@@ -143,7 +143,7 @@ export async function scanLogs(
       if (!take(entries)) return stats
     }
     if (rows.length === batch) {
-      batch = Math.min(batch * WINDOW_GROWTH, SCAN_BATCH)
+      batch = Math.min(batch * 4, SCAN_BATCH)
       continue
     }
     // This window is read: the next one, wider, or the end of the range.
