@@ -173,7 +173,7 @@ export function lockProjectGroups(trx: Connection, ctx: WriteContext, projectId:
 /** Locks fingerprints and then groups, in the order captures take them: what changes a group holds both. */
 export async function lockFingerprintsAndGroups(trx: ErrorDb, ctx: WriteContext, fingerprints: string[], groupIds: string[]): Promise<void> {
   await lockFingerprints(trx, ctx, fingerprints)
-  await lockGroups(trx, ctx, groupIds)
+  await lockGroupIds(trx, ctx, groupIds)
 }
 
 const fingerprintLock = (fingerprint: string) => `error-fingerprint:${fingerprint}`
@@ -185,10 +185,16 @@ async function lockFingerprints(trx: ErrorDb, ctx: WriteContext, fingerprints: s
   return loadFingerprints(trx, fingerprints)
 }
 
+/** Locks groups, in share mode with `shared`, and reads them. */
 async function lockGroups(trx: ErrorDb, ctx: WriteContext, groupIds: string[], shared = false): Promise<Map<string, TouchedGroup>> {
-  const names = groupIds.map(groupLock)
-  await ctx.storage.lockInTransaction(trx, names, shared ? new Set(names) : undefined)
+  await lockGroupIds(trx, ctx, groupIds, shared)
   return loadGroups(trx, groupIds)
+}
+
+/** Locks groups without reading them: a fold adds to their rows in SQL, and reading a thousand rows took about a fifth of its time. */
+function lockGroupIds(trx: ErrorDb, ctx: WriteContext, groupIds: string[], shared = false): Promise<void> {
+  const names = groupIds.map(groupLock)
+  return ctx.storage.lockInTransaction(trx, names, shared ? new Set(names) : undefined)
 }
 
 async function recordProjectOccurrences(
@@ -309,7 +315,7 @@ export async function foldProjectCounts(ctx: PortalContext, projectId: string, g
     const lock = `error-counts:${projectId}`
     if (!unlessBusy) await ctx.storage.lockInTransaction(trx, lock)
     else if (!(await ctx.storage.tryLockInTransaction(trx, lock))) return
-    await lockGroups(trx, ctx, pending, true)
+    await lockGroupIds(trx, ctx, pending, true)
     await foldCounts(trx, ctx.storage, pending)
   })
 }
@@ -350,20 +356,7 @@ export async function foldCounts(trx: ErrorDb, storage: Storage, groupIds: strin
   }
   // Rows are written in key order, the same in every fold.
   const byKey = <R>(map: Map<string, R>) => [...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row)
-  const stored = (column: string) => sql.ref(`error_groups.${column}`)
-  for (const [id, totals] of [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    await trx
-      .updateTable('error_groups')
-      .set({
-        count: sql`${stored('count')} + ${totals.count}`,
-        first_seen: sql`case when ${stored('first_seen')} < ${totals.first_seen} then ${stored('first_seen')} else ${totals.first_seen} end`,
-        last_seen: sql`case when ${stored('last_seen')} > ${totals.last_seen} then ${stored('last_seen')} else ${totals.last_seen} end`,
-        name: sql`case when ${stored('last_seen')} > ${totals.last_seen} then ${stored('name')} else ${totals.name} end`,
-        message: sql`case when ${stored('last_seen')} > ${totals.last_seen} then ${stored('message')} else ${totals.message} end`,
-      })
-      .where('id', '=', id)
-      .execute()
-  }
+  await storage.writeRows(trx, GROUP_TOTALS_ADD, [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([id, totals]) => ({ id, ...totals })))
   await storage.writeRows(trx, DAY_TOTALS_UPSERT, byKey(days))
   await storage.writeRows(trx, TAG_TOTALS_UPSERT, byKey(tags))
   const counted = await selectIn([...groups.keys()], (chunk) => trx.selectFrom('error_groups').select(['id', 'count']).where('id', 'in', chunk).execute())
@@ -488,6 +481,31 @@ const GROUP_UPSERT = rowWrite<GroupRow>(GROUP_COLUMNS, (db, rows) =>
 export function upsertGroups(trx: Connection, storage: Storage, rows: GroupRow[]) {
   return storage.writeRows(trx, GROUP_UPSERT, rows)
 }
+
+/**
+ * Adds folded totals to their groups (the totals joined by id), written as `writeRows` writes many rows: a statement
+ * built and compiled for each group, a thousand a second under load, took a tenth of the event loop. The group reads
+ * like its latest occurrence.
+ */
+const GROUP_TOTALS_ADD = rowWrite<GroupTotals & { id: string }>(['id', 'count', 'first_seen', 'last_seen', 'name', 'message'], (db, rows) => {
+  // Cast, or PostgreSQL takes a parameter in a VALUES list for text.
+  const bigint = (value: number) => sql`cast(${value} as bigint)`
+  const totals = sql.join(rows.map((row) => sql`(${row.id}, ${bigint(row.count)}, ${bigint(row.first_seen)}, ${bigint(row.last_seen)}, ${row.name}, ${row.message})`))
+  const [stored, added] = [(column: string) => sql.ref(`error_groups.${column}`), (column: string) => sql.ref(`totals.${column}`)]
+  const storedIsLater = sql`${stored('last_seen')} > ${added('last_seen')}`
+  return errorDb(db)
+    .with('totals(id, count, first_seen, last_seen, name, message)', () => sql<GroupTotals & { id: string }>`(values ${totals})`)
+    .updateTable('error_groups')
+    .from('totals')
+    .set({
+      count: sql`${stored('count')} + ${added('count')}`,
+      first_seen: sql`case when ${stored('first_seen')} < ${added('first_seen')} then ${stored('first_seen')} else ${added('first_seen')} end`,
+      last_seen: sql`case when ${storedIsLater} then ${stored('last_seen')} else ${added('last_seen')} end`,
+      name: sql`case when ${storedIsLater} then ${stored('name')} else ${added('name')} end`,
+      message: sql`case when ${storedIsLater} then ${stored('message')} else ${added('message')} end`,
+    })
+    .whereRef('error_groups.id', '=', 'totals.id')
+})
 
 /** A batch's occurrences of one fingerprint on one day with one environment, release and service. */
 type CountDelta = ErrorTables['error_count_deltas']
