@@ -181,19 +181,27 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 function structuredFrame(frame: Static<typeof ErrorFrame>): Frame {
-  const parsed = {
-    function: frame.function ?? null,
-    module: frame.module ?? null,
-    filename: frame.filename ?? null,
-    lineno: frame.lineno ?? null,
-    colno: frame.colno ?? null,
-  }
-  const inApp = frame.inApp ?? isInApp(parsed)
-  return frame.absPath === undefined ? { ...parsed, inApp } : { ...parsed, absPath: frame.absPath, inApp }
+  // Literals, not spreads: spreading a frame cost a third of turning an event into an occurrence.
+  const fn = frame.function ?? null
+  const module = frame.module ?? null
+  const filename = frame.filename ?? null
+  const lineno = frame.lineno ?? null
+  const colno = frame.colno ?? null
+  const inApp = frame.inApp ?? isInApp({ function: fn, module, filename, lineno, colno })
+  return frame.absPath === undefined
+    ? { function: fn, module, filename, lineno, colno, inApp }
+    : { function: fn, module, filename, lineno, colno, absPath: frame.absPath, inApp }
 }
 
 function fieldsOutside(body: Record<string, unknown>, known: Set<string>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(body).filter(([key]) => !known.has(key)))
+  const outside: Record<string, unknown> = {}
+  for (const key of Object.keys(body)) {
+    if (known.has(key)) continue
+    // an own `__proto__` (JSON.parse makes one) stays data, as Object.fromEntries kept it
+    if (key === '__proto__') Object.defineProperty(outside, key, { value: body[key], enumerable: true, writable: true, configurable: true })
+    else outside[key] = body[key]
+  }
+  return outside
 }
 
 /** The request context with credential headers replaced by [filtered], as captures and receivers store it. */

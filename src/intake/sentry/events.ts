@@ -183,24 +183,33 @@ function framesOf(exception: Json) {
   return portalFrames(exception.stacktrace)
 }
 
-function portalFrames(stacktrace: unknown) {
-  const frames = isPlainObject(stacktrace) && Array.isArray(stacktrace.frames) ? stacktrace.frames.filter(isPlainObject) : []
-  return frames
-    .slice(-1000)
-    .reverse()
-    .map((frame) => {
-      const filename = text(frame.filename ?? frame.abs_path, 4096)
-      const absPath = text(frame.abs_path, 4096)
-      return withoutUndefined({
-        function: text(frame.function, 1024),
-        module: text(frame.module, 1024),
-        filename,
-        absPath: absPath === filename ? undefined : absPath,
-        lineno: count(frame.lineno),
-        colno: count(frame.colno),
-        inApp: typeof frame.in_app === 'boolean' ? frame.in_app : undefined,
-      })
-    })
+function portalFrames(stacktrace: unknown): Json[] {
+  const frames = isPlainObject(stacktrace) && Array.isArray(stacktrace.frames) ? stacktrace.frames : []
+  // The innermost 1,000, innermost first; built field by field (a frame's object was a tenth of translating an event).
+  const portal: Json[] = []
+  for (let index = frames.length - 1; index >= 0 && portal.length < 1000; index--) {
+    const frame = frames[index]
+    if (isPlainObject(frame)) portal.push(portalFrame(frame))
+  }
+  return portal
+}
+
+function portalFrame(frame: Json): Json {
+  const portal: Json = {}
+  const fn = text(frame.function, 1024)
+  if (fn !== undefined) portal.function = fn
+  const module = text(frame.module, 1024)
+  if (module !== undefined) portal.module = module
+  const filename = text(frame.filename ?? frame.abs_path, 4096)
+  if (filename !== undefined) portal.filename = filename
+  const absPath = text(frame.abs_path, 4096)
+  if (absPath !== undefined && absPath !== filename) portal.absPath = absPath
+  const lineno = count(frame.lineno)
+  if (lineno !== undefined) portal.lineno = lineno
+  const colno = count(frame.colno)
+  if (colno !== undefined) portal.colno = colno
+  if (typeof frame.in_app === 'boolean') portal.inApp = frame.in_app
+  return portal
 }
 
 /** A message event's stack (attachStacktrace): the event's own `stacktrace`, else its crashed or only thread's. */
