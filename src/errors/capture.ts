@@ -187,7 +187,7 @@ function structuredFrame(frame: Static<typeof ErrorFrame>): Frame {
   const filename = frame.filename ?? null
   const lineno = frame.lineno ?? null
   const colno = frame.colno ?? null
-  const inApp = frame.inApp ?? isInApp({ function: fn, module, filename, lineno, colno })
+  const inApp = frame.inApp ?? isInApp({ module, filename })
   return frame.absPath === undefined
     ? { function: fn, module, filename, lineno, colno, inApp }
     : { function: fn, module, filename, lineno, colno, absPath: frame.absPath, inApp }
