@@ -1,7 +1,7 @@
 // The ingest writer's worker thread (src/ingest/ingest-writer.ts is the event loop thread's end): it opens the
 // portal's database with the lock it shares with the event loop's thread and group-commits the batches it is
-// sent, each one message in and one answer out, so the statements of an ingest (the rows, the summaries, the
-// error groups, the idempotency records) and its commit run on this thread's core. Closed, it waits to open
+// sent, so the statements of an ingest (the rows, the summaries, the error groups, the idempotency records) and
+// its commit run on this thread's core. Closed, it waits to open
 // the next portal's database: loading this thread's code is the costly part of starting it.
 import { parentPort } from 'node:worker_threads'
 import type { Config } from '../config.ts'
@@ -14,11 +14,20 @@ import { storageOptions } from '../storage-options.ts'
 import { webhookNotifications } from '../webhooks/enqueue.ts'
 import { MAX_BATCHES_PER_TRANSACTION, writeIngestBatches, type IngestBatch } from './write-batches.ts'
 import type { WriterAnswer, WriterMessage } from './ingest-writer.ts'
-import { unpackBatch } from './packed-batch.ts'
+import { unpackBatch, type PackedBatch } from './packed-batch.ts'
 import { withAlertTriggers } from '../alerts/triggers.ts'
 
 const port = parentPort!
-const answer = (message: WriterAnswer) => port.postMessage(message)
+/** answers given in this turn of the thread's loop (the batches of one commit, say), posted together at its end */
+let answers: WriterAnswer[] = []
+const answer = (message: WriterAnswer) => {
+  answers.push(message)
+  if (answers.length === 1) setImmediate(postAnswers)
+}
+function postAnswers() {
+  port.postMessage(answers)
+  answers = []
+}
 
 interface Writing {
   storage: Storage
@@ -69,7 +78,10 @@ port.on('message', async (message: WriterMessage) => {
     await closing?.storage.close()
     return answer({ kind: 'closed' })
   }
-  const { id, batch } = message
+  for (const { id, batch } of message.batches) void write(id, batch)
+})
+
+async function write(id: number, batch: PackedBatch) {
   const accepted = unpackBatch(batch).map(({ type, id, ts, receivedAt, dataJson }) => ({
     module: moduleByType.get(type)!,
     event: { id, projectId: batch.projectId, ts, receivedAt, data: JSON.parse(dataJson) as Record<string, unknown> },
@@ -83,4 +95,4 @@ port.on('message', async (message: WriterMessage) => {
     const pool: ConstructorParameters<typeof PoolExhaustedError> | undefined = error instanceof PoolExhaustedError ? [error.pool, error.size, error.waitedMs] : undefined
     answer({ kind: 'failed', id, error: { message: String(message), code, name: String(name), pool } })
   }
-})
+}
