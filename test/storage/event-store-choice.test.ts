@@ -160,6 +160,44 @@ if (DIALECTS.includes('sqlite')) {
 }
 
 if (DIALECTS.includes('sqlite')) {
+  test('an outbox backlog larger than one pass (by events and by rows) is applied whole at the next start, each event once', async () => {
+    const database = await createTestDatabase('sqlite')
+    try {
+      const first = await startTestPortalOn('sqlite', database, DEFAULT)
+      const project = await createProject(first)
+      await first.close()
+      // As a portal killed under full ingest leaves its outbox: a few commits of many events, and many of one.
+      const columns = ['id', 'project_id', 'ts', 'received_at', 'data', 'level', 'module', 'message']
+      const ts = Date.now()
+      const block = (prefix: string, count: number) => {
+        const ids = Array.from({ length: count }, (_, i) => `evt_${prefix}_${i}`)
+        return JSON.stringify({ columns, values: [ids, ids.map(() => project.id), ids.map(() => ts), ids.map(() => ts), ids.map(() => '{"level":"info"}'), ids.map(() => 'info'), ids.map(() => null), ids] })
+      }
+      const { default: SQLite } = await import('../../src/storage/sqlite/better-sqlite3.ts')
+      const state = new SQLite(path.join(database.dataDir, 'portal.db'))
+      const insert = state.prepare('insert into event_outbox (event_table, events, first_ts, last_ts, block) values (?, ?, ?, ?, ?)')
+      for (let commit = 0; commit < 4; commit++) insert.run('log_events', 12_000, ts, ts, block(`big${commit}`, 12_000))
+      for (let commit = 0; commit < 300; commit++) insert.run('log_events', 1, ts, ts, block(`small${commit}`, 1))
+      state.close()
+
+      const again = await startTestPortalOn('sqlite', database, DEFAULT)
+      try {
+        // The start applied it all before the portal listened, not a read's barrier after.
+        const left = await sql<{ n: number }>`select count(*) as n from event_outbox`.execute(again.portal.ctx.storage.db)
+        assert.equal(Number(left.rows[0].n), 0)
+        const events = again.portal.ctx.storage.eventsOf('log_events').db
+        const counted = await sql<{ n: number; ids: number }>`select count(*) as n, count(distinct id) as ids from log_events where project_id = ${project.id}`.execute(events)
+        assert.deepEqual({ n: Number(counted.rows[0].n), ids: Number(counted.rows[0].ids) }, { n: 48_300, ids: 48_300 })
+      } finally {
+        await again.close()
+      }
+    } finally {
+      await database.drop()
+    }
+  })
+}
+
+if (DIALECTS.includes('sqlite')) {
   test('a second portal of this process on the same data folder is refused, naming events.duckdb', async () => {
     const database = await createTestDatabase('sqlite')
     try {
