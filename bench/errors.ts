@@ -12,7 +12,7 @@ import { createLogger, startPortal, type RunningPortal } from '../src/portal.ts'
 import { occurrenceFromCapture, type CaptureBody } from '../src/errors/capture.ts'
 import { computeGrouping } from '../src/errors/fingerprint.ts'
 import { computeGroupingV1 } from '../src/errors/fingerprint-v1.ts'
-import { recordOccurrences } from '../src/errors/group-store.ts'
+import { foldProjectCounts, recordOccurrences } from '../src/errors/group-store.ts'
 import { parseStackTrace } from '../src/errors/stack-trace.ts'
 import { withBaseline } from './ingest.ts'
 
@@ -73,6 +73,8 @@ export async function run() {
 /** One round: CAPTURES captures into a new project's GROUPS new groups; returns captures per second. */
 async function benchCaptures(load: LoadProcess, portal: RunningPortal, token: string, round: number): Promise<number> {
   const { projectId, result, cpu } = await sendCaptures(load, portal, token, `round ${round}`, CAPTURES)
+  // As a read of the groups does: the counts appended since the last fold are added first.
+  await foldProjectCounts(portal.ctx, projectId)
   const totals = await portal.ctx.storage.db
     .selectFrom('error_groups' as any)
     .select((eb: any) => [eb.fn.countAll().as('groups'), eb.fn.sum('count').as('captures')])
