@@ -7,7 +7,7 @@ const MINUTE_MS = 60_000
  * evaluations of the windows holding it (docs/alerts.md, "Evaluation delay").
  */
 export const SETTLE_MS = 120_000
-/** Counts (a minute of one series) a portal keeps at most, across all queries: about 100 bytes each. */
+/** Counts a portal keeps at most, across all queries: a minute and each of its series are one (75–150 bytes of heap each). */
 export const MAX_KEPT_COUNTS = 200_000
 /** A kept minute no evaluation has read for this long is dropped: no rule's window reaches it any more. */
 const UNREAD_MS = 2 * 3_600_000
