@@ -87,12 +87,12 @@ async function cycle(t: TestPortal): Promise<number> {
   }
 }
 
-async function ingestRate(t: TestPortal, project: TestProject, during: () => Promise<unknown>): Promise<number> {
+async function ingestRate(t: TestPortal, project: TestProject, during: () => Promise<unknown>, seconds = INGEST_SECONDS): Promise<number> {
   let stop = false
   const background = (async () => {
     while (!stop) await during()
   })()
-  const until = performance.now() + INGEST_SECONDS * 1000
+  const until = performance.now() + seconds * 1000
   let accepted = 0
   await Promise.all(
     Array.from({ length: 4 }, async () => {
@@ -105,7 +105,7 @@ async function ingestRate(t: TestPortal, project: TestProject, during: () => Pro
   )
   stop = true
   await background
-  return accepted / INGEST_SECONDS
+  return accepted / seconds
 }
 
 function p99(samples: number[]): number {
@@ -165,7 +165,10 @@ async function benchDialect(dialect: Dialect): Promise<void> {
     await cycle(t) // the first cycle also warms the caches
     const cycleMs = await cycle(t)
     line(`evaluation cycle, ${RULES} rules`, `${cycleMs} ms`, `< ${BOUNDS.cycleMs} ms`, cycleMs < BOUNDS.cycleMs)
-    const quiet = await ingestRate(t, project, () => new Promise((resolve) => setTimeout(resolve, 100)))
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 100))
+    // the process's first ingest over HTTP warms its path up: measured, it came out below the "with cycles" one
+    await ingestRate(t, project, pause, 3)
+    const quiet = await ingestRate(t, project, pause)
     const busy = await ingestRate(t, project, () => cycle(t))
     const slowdown = (quiet - busy) / quiet
     line('ingest without / with cycles running', `${quiet.toFixed(0)} / ${busy.toFixed(0)} ev/s`, `≤ ${BOUNDS.ingestSlowdown * 100} % slower`, slowdown <= BOUNDS.ingestSlowdown)

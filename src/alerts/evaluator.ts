@@ -8,6 +8,7 @@ import type { WebhookTables } from '../webhooks/tables.ts'
 import { alertSignals } from './catalog.ts'
 import { notificationData, type AlertEventType } from './notification.ts'
 import { ruleOf, signalOf, type Rule } from './rules.ts'
+import { createMinuteCounts, type MinuteCounts } from './minute-counts.ts'
 import type { AlertSignal, Contributor, SeriesValue } from './signal.ts'
 import { NEW_INSTANCE, nextStep, type InstanceState, type Step } from './state-machine.ts'
 import { alertDb, type AlertTables } from './tables.ts'
@@ -18,14 +19,22 @@ const TOO_MANY_SERIES = '(too many series)'
 /** How often a portal looks for due rules and for events that trigger rules at once. */
 const TICK_MS = 250
 const RULES_PER_CLAIM = 32
-const CONCURRENT_EVALUATIONS = 4
+/** One rule at a time: a tick has one query in flight, and DUTY bounds the share of the time it has one. */
+const CONCURRENT_EVALUATIONS = 1
+/** A tick's share of the time while it paces itself, and for how long from its start it does. */
+const DUTY = 0.25
+const PACED_MS = 5_000
 const DAY_MS = 86_400_000
 
-/** The rule's value per series over the window ending at `at`; a change in % when it compares with the day or week before. */
-export async function seriesValues(ctx: PortalContext, rule: Rule, at: number): Promise<SeriesValue[]> {
+/**
+ * The rule's value per series over the window ending at `at`; a change in % when it compares with the day or week
+ * before. With `counts` (an evaluation), counts read the settled minutes kept there.
+ */
+export async function seriesValues(ctx: PortalContext, rule: Rule, at: number, counts?: MinuteCounts): Promise<SeriesValue[]> {
   const signal = signalOf(rule)
   const windowMs = rule.windowSeconds * 1000
-  const ask = (end: number) => signal.evaluate(ctx, { projectId: rule.projectId, fromMs: end - windowMs, toMs: end, filters: rule.filters, aggregate: rule.aggregate, by: rule.by ?? undefined })
+  const kept = counts && { counts, scope: { signal: rule.signal, now: at } }
+  const ask = (end: number) => signal.evaluate(ctx, { projectId: rule.projectId, fromMs: end - windowMs, toMs: end, filters: rule.filters, aggregate: rule.aggregate, by: rule.by ?? undefined, kept })
   const current = await ask(at)
   if (rule.condition.compareTo === 'value') return current
   const before = new Map((await ask(at - (rule.condition.compareTo === 'day_before' ? DAY_MS : 7 * DAY_MS))).map((row) => [row.series, row.value]))
@@ -73,12 +82,11 @@ interface Evaluated {
  * Evaluates one rule for the window ending at `at`. Never throws for the signal's failure: that is the `error` state;
  * throws while the storage is unavailable, when nothing can be recorded.
  */
-async function evaluateRule(ctx: PortalContext, rule: Rule, at: number): Promise<Evaluated> {
+async function evaluateRule(ctx: PortalContext, rule: Rule, at: number, known: InstanceRow[], counts: MinuteCounts): Promise<Evaluated> {
   const signal = signalOf(rule)
   const outcome: Outcome = { windowFrom: at - rule.windowSeconds * 1000, windowTo: at, values: new Map(), tooMany: null, contributors: new Map(), error: null }
   try {
-    const known = await alertDb(ctx.storage).selectFrom('alert_instances').select(['series', 'state', 'severity', 'since', 'last_notified_at']).where('rule_id', '=', rule.id).execute()
-    const judged = valuesToJudge(rule, signal, await seriesValues(ctx, rule, at), known.map((row) => row.series))
+    const judged = valuesToJudge(rule, signal, await seriesValues(ctx, rule, at, counts), known.map((row) => row.series))
     outcome.values = judged.values
     outcome.tooMany = judged.tooMany
     // Contributors of the instances likely to notify, read before the transaction so that it stays short.
@@ -105,34 +113,40 @@ function signalQuery(rule: Rule, outcome: Pick<Outcome, 'windowFrom' | 'windowTo
 
 type InstanceRow = Pick<AlertTables['alert_instances'], 'series' | 'state' | 'severity' | 'since' | 'last_notified_at'>
 
+/** The stored instances of each rule, read in one statement (from `db`, inside a transaction or not). */
+async function instancesOf(db: Connection, ruleIds: string[]): Promise<Map<string, InstanceRow[]>> {
+  const byRule = new Map<string, InstanceRow[]>(ruleIds.map((id) => [id, []]))
+  if (ruleIds.length === 0) return byRule
+  const rows = await alertDb(db).selectFrom('alert_instances').select(['rule_id', 'series', 'state', 'severity', 'since', 'last_notified_at']).where('rule_id', 'in', ruleIds).execute()
+  for (const { rule_id, ...row } of rows) byRule.get(rule_id)?.push(row)
+  return byRule
+}
+
 function instanceOf(row: InstanceRow): InstanceState {
   return { state: row.state, severity: row.severity, since: Number(row.since), lastNotifiedAt: row.last_notified_at === null ? null : Number(row.last_notified_at) }
 }
 
 /**
- * Applies the outcomes of one claim in one transaction, rule by rule in id order (two portals never lock two rules in
- * opposite orders): a transaction per rule took the database's writer from ingest a thousand times a cycle, once for
- * each commit. When that transaction fails, each outcome is applied in its own, so that one rule holds back no other.
+ * Applies the outcomes of one claim in one transaction, under the locks of all its rules taken at once in a fixed
+ * order (two portals never lock two rules in opposite orders): a transaction per rule took the database's writer from
+ * ingest a thousand times a cycle, once for each commit, and four statements per rule (lock, read, update, read its
+ * instances) became four per claim. When that transaction fails, each outcome is applied in its own, so that one rule
+ * holds back no other.
  */
 async function applyOutcomes(ctx: PortalContext, evaluated: Evaluated[]): Promise<void> {
   if (evaluated.length === 0) return
-  const ordered = [...evaluated].sort((a, b) => (a.rule.id < b.rule.id ? -1 : a.rule.id > b.rule.id ? 1 : 0))
   let enqueued = 0
   try {
     enqueued = await alertDb(ctx.storage)
       .transaction()
-      .execute(async (trx) => {
-        let messages = 0
-        for (const item of ordered) messages += await applyOutcome(ctx, trx, item)
-        return messages
-      })
+      .execute((trx) => applyInTransaction(ctx, trx, evaluated))
   } catch (error) {
-    if (ordered.length === 1 || ctx.storage.isUnavailable(error)) throw error
-    for (const item of ordered) {
+    if (evaluated.length === 1 || ctx.storage.isUnavailable(error)) throw error
+    for (const item of evaluated) {
       try {
         enqueued += await alertDb(ctx.storage)
           .transaction()
-          .execute((trx) => applyOutcome(ctx, trx, item))
+          .execute((trx) => applyInTransaction(ctx, trx, [item]))
       } catch (itemError) {
         ctx.log.warn({ err: itemError, ruleId: item.rule.id }, 'alert rule evaluation could not be recorded; the next interval retries')
       }
@@ -142,18 +156,36 @@ async function applyOutcomes(ctx: PortalContext, evaluated: Evaluated[]): Promis
 }
 
 /**
- * Applies one outcome inside `trx`, under the rule's lock: every transition with its history row and its notification
+ * Applies outcomes inside `trx`, under their rules' locks: every transition with its history row and its notification
  * (a webhook message in the outbox), so that a crash anywhere leaves all or none of them. Against the states stored
- * now, not those read before: two portals that evaluated the same window apply it once, and an older window is
- * dropped. Returns the messages enqueued.
+ * now, not those read before: two portals that evaluated the same window apply it once, and an older window or an
+ * evaluation of a rule edited since is dropped. Returns the messages enqueued.
  */
-async function applyOutcome(ctx: PortalContext, trx: Connection, { rule, signal, outcome }: Evaluated): Promise<number> {
-  await ctx.storage.lockInTransaction(trx, `alert_rule:${rule.id}`)
+async function applyInTransaction(ctx: PortalContext, trx: Connection, evaluated: Evaluated[]): Promise<number> {
+  await ctx.storage.lockInTransaction(
+    trx,
+    evaluated.map((item) => `alert_rule:${item.rule.id}`),
+  )
   const db = alertDb(trx)
-  const current = await db.selectFrom('alert_rules').select(['evaluated_through', 'updated_at', 'enabled']).where('id', '=', rule.id).executeTakeFirst()
-  if (!current || Number(current.updated_at) !== rule.updatedAt || current.enabled !== 1 || Number(current.evaluated_through) >= outcome.windowTo) return 0
-  await db.updateTable('alert_rules').set({ evaluated_through: outcome.windowTo }).where('id', '=', rule.id).execute()
-  const rows = await db.selectFrom('alert_instances').select(['series', 'state', 'severity', 'since', 'last_notified_at']).where('rule_id', '=', rule.id).execute()
+  const ids = evaluated.map((item) => item.rule.id)
+  const current = new Map((await db.selectFrom('alert_rules').select(['id', 'evaluated_through', 'updated_at', 'enabled']).where('id', 'in', ids).execute()).map((row) => [row.id, row]))
+  const applicable = evaluated.filter(({ rule, outcome }) => {
+    const row = current.get(rule.id)
+    return row !== undefined && Number(row.updated_at) === rule.updatedAt && row.enabled === 1 && Number(row.evaluated_through) < outcome.windowTo
+  })
+  if (applicable.length === 0) return 0
+  for (const windowTo of new Set(applicable.map((item) => item.outcome.windowTo))) {
+    const through = applicable.filter((item) => item.outcome.windowTo === windowTo).map((item) => item.rule.id)
+    await db.updateTable('alert_rules').set({ evaluated_through: windowTo }).where('id', 'in', through).execute()
+  }
+  const instances = await instancesOf(trx, applicable.map((item) => item.rule.id))
+  let messages = 0
+  for (const item of applicable) messages += await applyOutcome(ctx, trx, item, instances.get(item.rule.id) ?? [])
+  return messages
+}
+
+/** Applies one outcome against its rule's stored instances `rows`: its transitions. Returns the messages enqueued. */
+async function applyOutcome(ctx: PortalContext, trx: Connection, { rule, signal, outcome }: Evaluated, rows: InstanceRow[]): Promise<number> {
   const stored = new Map(rows.map((row) => [row.series, instanceOf(row)]))
   const now = outcome.windowTo
   const steps: { series: string; value: number | null; from: InstanceState; step: Step }[] = []
@@ -323,31 +355,46 @@ function groupTriggers(triggers: { project_id: string; notification_type: string
   return byProject
 }
 
-/** Every portal runs this: each tick, triggered rules become due, and due rules are claimed and evaluated. Returns how to stop it. */
+/**
+ * Every portal runs this: each tick, triggered rules become due, and the rules due at the tick's start are claimed and
+ * evaluated for windows ending then, so that rules counting the same events share the count of the minutes not yet
+ * settled (src/alerts/minute-counts.ts). For its first PACED_MS a tick works at most DUTY of the time, so that rules
+ * due at once leave the cores to ingest; past that it runs unpaced, so that a cycle stays within about PACED_MS plus
+ * its work. Returns how to stop it.
+ */
 export function startAlerting(ctx: PortalContext): () => Promise<void> {
   let stopped = false
   let timer: NodeJS.Timeout | undefined
   let running: Promise<void> = Promise.resolve()
+  const counts = createMinuteCounts()
+
+  async function evaluateClaim(claimed: Rule[], at: number) {
+    const known = await instancesOf(ctx.storage.db, claimed.map((rule) => rule.id))
+    const queue = [...claimed]
+    const evaluated: Evaluated[] = []
+    await Promise.all(
+      Array.from({ length: Math.min(CONCURRENT_EVALUATIONS, queue.length) }, async () => {
+        for (let rule = queue.shift(); rule; rule = queue.shift()) {
+          await evaluateRule(ctx, rule, at, known.get(rule.id) ?? [], counts).then(
+            (item) => evaluated.push(item),
+            (error) => ctx.log.warn({ err: error, ruleId: rule!.id }, 'alert rule evaluation could not be recorded; the next interval retries'),
+          )
+        }
+      }),
+    )
+    await applyOutcomes(ctx, evaluated).catch((error) => ctx.log.warn({ err: error }, 'alert rule evaluations could not be recorded; the next interval retries'))
+  }
 
   async function tick() {
     await dueOnTriggers(ctx)
+    const at = Date.now()
     for (;;) {
-      const claimed = await claimDueRules(ctx, Date.now())
+      const started = Date.now()
+      const claimed = await claimDueRules(ctx, at)
       if (claimed.length === 0 || stopped) return
-      const queue = [...claimed]
-      const evaluated: Evaluated[] = []
-      await Promise.all(
-        Array.from({ length: Math.min(CONCURRENT_EVALUATIONS, queue.length) }, async () => {
-          for (let rule = queue.shift(); rule; rule = queue.shift()) {
-            // A rule claimed at the tick is evaluated at its own time: its window ends when its evaluation starts.
-            await evaluateRule(ctx, rule, Date.now()).then(
-              (item) => evaluated.push(item),
-              (error) => ctx.log.warn({ err: error, ruleId: rule!.id }, 'alert rule evaluation could not be recorded; the next interval retries'),
-            )
-          }
-        }),
-      )
-      await applyOutcomes(ctx, evaluated).catch((error) => ctx.log.warn({ err: error }, 'alert rule evaluations could not be recorded; the next interval retries'))
+      await evaluateClaim(claimed, at)
+      const busy = Date.now() - started
+      if (Date.now() - at < PACED_MS && !stopped) await new Promise((resolve) => setTimeout(resolve, (busy * (1 - DUTY)) / DUTY))
     }
   }
 

@@ -43,8 +43,16 @@ export function windowEvents(ctx: PortalContext, spec: EventWindow, query: Signa
   return { rows, store }
 }
 
-/** Events per series over the window. */
+/** Events per series over the window: the settled minutes from the portal's kept counts when the query has them. */
 export async function countWindowEvents(ctx: PortalContext, spec: EventWindow, query: SignalQuery): Promise<SeriesValue[]> {
+  if (!query.kept) return countStoredEvents(ctx, spec, query)
+  return query.kept.counts.count(query.kept.scope, spec.table, query, {
+    range: (fromMs, toMs) => countStoredEvents(ctx, spec, { ...query, fromMs, toMs }),
+    perMinute: (fromMs, toMs) => countStoredEventsPerMinute(ctx, spec, { ...query, fromMs, toMs }),
+  })
+}
+
+async function countStoredEvents(ctx: PortalContext, spec: EventWindow, query: SignalQuery): Promise<SeriesValue[]> {
   const { rows, store } = windowEvents(ctx, spec, query)
   if (query.by === undefined) {
     const row = await rows.select((eb) => eb.fn.countAll().as('value')).executeTakeFirst()
@@ -56,6 +64,21 @@ export async function countWindowEvents(ctx: PortalContext, spec: EventWindow, q
     .groupBy('series')
     .execute()
   return (found as { series: unknown; value: unknown }[]).map((row) => ({ series: String(row.series), value: Number(row.value) }))
+}
+
+async function countStoredEventsPerMinute(ctx: PortalContext, spec: EventWindow, query: SignalQuery): Promise<{ minute: number; series: string; value: number }[]> {
+  const { rows, store } = windowEvents(ctx, spec, query)
+  const minute = sql<number>`ts - ts % ${sql.lit(60_000)}`
+  if (query.by === undefined) {
+    const found = await rows.select((eb) => [minute.as('minute'), eb.fn.countAll().as('value')]).groupBy('minute').execute()
+    return (found as { minute: unknown; value: unknown }[]).map((row) => ({ minute: Number(row.minute), series: '', value: Number(row.value) }))
+  }
+  const dimension = spec.dimensions[query.by](store)
+  const found = await rows
+    .select((eb) => [minute.as('minute'), eb.fn.coalesce(eb.cast(dimension, 'text'), sql.lit(NO_VALUE_SERIES)).as('series'), eb.fn.countAll().as('value')])
+    .groupBy(['minute', 'series'])
+    .execute()
+  return (found as { minute: unknown; series: unknown; value: unknown }[]).map((row) => ({ minute: Number(row.minute), series: String(row.series), value: Number(row.value) }))
 }
 
 /** The aggregates of a value over a window that `aggregateWindowValues` computes. */

@@ -1,5 +1,6 @@
 import type { PortalContext } from '../context.ts'
 import type { NotificationType } from '../notifications.ts'
+import type { CountScope, MinuteCounts } from './minute-counts.ts'
 
 /** What an evaluation asks a signal: one project, one window, the rule's filters, aggregate and dimension. */
 export interface SignalQuery {
@@ -13,6 +14,11 @@ export interface SignalQuery {
   aggregate: string
   /** one of the signal's `dimensions`, or undefined for one series */
   by: string | undefined
+  /**
+   * Set by the evaluator (not by backtests, whose windows would fill it with history): the portal's kept per-minute
+   * counts, which a count over the window reads for its settled minutes (`countWindowEvents` does).
+   */
+  kept?: { counts: MinuteCounts; scope: CountScope }
 }
 
 /** One series' value over the window; `series` is the dimension's value, '' when the rule has no `by`. */

@@ -51,12 +51,13 @@ export const logSignals: AlertSignal[] = [
 ]
 
 /**
- * Logs per series: by level alone (or not split), from the hourly level counts for the window's whole hours and
- * the logs of its partial hours; any other filter or dimension counts the window's logs.
+ * Logs per series: in an evaluation, from the portal's kept minute counts (`countWindowEvents`); elsewhere (a
+ * backtest), by level alone (or not split) from the hourly level counts for the window's whole hours and the logs of
+ * its partial hours; any other filter or dimension counts the window's logs.
  */
 async function countLogs(ctx: PortalContext, query: SignalQuery): Promise<SeriesValue[]> {
   const byLevelAlone = Object.keys(query.filters).every((name) => name === 'level') && (query.by === undefined || query.by === 'level')
-  if (!byLevelAlone) return countWindowEvents(ctx, LOG_WINDOW, query)
+  if (query.kept || !byLevelAlone) return countWindowEvents(ctx, LOG_WINDOW, query)
   // The partial hours' logs of the rule's level only: PostgreSQL then counts them from its (project, level, ts) index
   // rather than reading every log of those hours (a 7-day backtest of an error-level rule over 10M logs: 28.8 → 2.0 s).
   const levelOnly: Record<string, string> = query.filters.level === undefined ? {} : { level: query.filters.level }

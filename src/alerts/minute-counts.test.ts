@@ -1,0 +1,125 @@
+import { after, before, describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { createProject, DIALECTS, event, ingest, startTestPortal, type TestPortal, type TestProject } from '../../test/support/portal.ts'
+import { createMinuteCounts, SETTLE_MS, type MinuteCounts } from './minute-counts.ts'
+import { signalOf } from './rules.ts'
+import type { SeriesValue } from './signal.ts'
+
+const MINUTE_MS = 60_000
+// shares that differ (1/2, 1/3, 1/6), so that a count of one level never equals another's
+const LEVELS = ['info', 'warn', 'warn', 'error', 'info', 'info']
+
+/** Logs at the given times, with levels, modules and messages that differ, sent through ingest. */
+async function logsAt(t: TestPortal, project: TestProject, times: number[]) {
+  const events = times.map((ts, i) => event('log', { level: LEVELS[i % LEVELS.length], module: `m${i % 2}`, message: i % 4 === 0 ? `Payment FAILED ${i}` : `ok ${i}` }, new Date(ts).toISOString()))
+  for (let first = 0; first < events.length; first += 500) assert.equal((await ingest(t, project, events.slice(first, first + 500))).status, 200)
+}
+
+const spread = (from: number, to: number, count: number) => Array.from({ length: count }, (_, i) => Math.floor(from + ((to - from) * (i + 0.5)) / count))
+const sorted = (values: SeriesValue[]) => [...values].sort((a, b) => (a.series < b.series ? -1 : 1))
+
+interface CountQuery {
+  filters: Record<string, string>
+  by: string | undefined
+}
+
+const QUERIES: CountQuery[] = [
+  { filters: {}, by: undefined },
+  { filters: { level: 'error' }, by: undefined },
+  { filters: { q: 'payment failed' }, by: undefined },
+  { filters: { module: 'm1' }, by: 'level' },
+  { filters: {}, by: 'module' },
+]
+const WINDOWS_S = [300, 1_030, 3_600]
+
+for (const dialect of DIALECTS) {
+  describe(`kept minute counts on ${dialect}`, () => {
+    let t: TestPortal
+    before(async () => {
+      t = await startTestPortal(dialect)
+    })
+    after(() => t.close())
+
+    /** logs.count over the window ending at `at`, read through `counts` as an evaluation at `at` reads it, and recounted from the logs. */
+    async function bothWays(project: TestProject, counts: MinuteCounts, at: number, windowS: number, query: CountQuery) {
+      const signal = signalOf({ signal: 'logs.count' })
+      const asked = { projectId: project.id, fromMs: at - windowS * 1000, toMs: at, aggregate: 'count', ...query }
+      const kept = await signal.evaluate(t.portal.ctx, { ...asked, kept: { counts, scope: { signal: signal.name, now: at } } })
+      const recounted = await signal.evaluate(t.portal.ctx, asked)
+      return { kept: sorted(kept), recounted: sorted(recounted) }
+    }
+
+    test('an evaluation from kept counts equals a recount of the window, evaluation after evaluation with logs arriving between', async () => {
+      const project = await createProject(t)
+      const counts = createMinuteCounts()
+      // evaluation times in the past, 23.5 s into a minute, so that windows start and end within minutes
+      let at = Math.floor((Date.now() - 3_600_000) / MINUTE_MS) * MINUTE_MS + 23_500
+      await logsAt(t, project, spread(at - 3_700_000, at, 600))
+      for (let evaluation = 0; evaluation < 4; evaluation++) {
+        for (const windowS of WINDOWS_S) {
+          for (const query of QUERIES) {
+            const { kept, recounted } = await bothWays(project, counts, at, windowS, query)
+            assert.deepEqual(kept, recounted, `evaluation ${evaluation}, window ${windowS} s, ${JSON.stringify(query)}`)
+          }
+        }
+        // logs arriving before the next evaluation, none later than the settle delay after its time
+        const next = at + 3 * MINUTE_MS + 7_000
+        await logsAt(t, project, spread(at - SETTLE_MS + 1_000, next, 90))
+        at = next
+      }
+      assert.ok(counts.size > 0, 'minutes were kept')
+    })
+
+    test('rules that differ by filters or by dimension do not share kept counts', async () => {
+      const project = await createProject(t)
+      const counts = createMinuteCounts()
+      const at = Math.floor((Date.now() - 3_600_000) / MINUTE_MS) * MINUTE_MS + 41_000
+      await logsAt(t, project, spread(at - 1_800_000, at, 300))
+      const values = []
+      for (const query of [{ filters: { level: 'error' }, by: undefined }, { filters: { level: 'warn' }, by: undefined }, { filters: {}, by: 'level' }, { filters: {}, by: 'module' }] as CountQuery[]) {
+        const { kept, recounted } = await bothWays(project, counts, at, 1_800, query)
+        assert.deepEqual(kept, recounted, JSON.stringify(query))
+        values.push(kept)
+      }
+      assert.deepEqual(values[0], [{ series: '', value: 50 }])
+      assert.deepEqual(values[1], [{ series: '', value: 100 }])
+      assert.deepEqual(values[2].map((row) => row.series), ['error', 'info', 'warn'])
+      assert.deepEqual(values[3].map((row) => row.series), ['m0', 'm1'])
+    })
+
+    test('kept counts stay within their bound, and a window that does not fit is counted from the logs', async () => {
+      const project = await createProject(t)
+      const bound = 150
+      const counts = createMinuteCounts(bound)
+      const at = Math.floor((Date.now() - 3_600_000) / MINUTE_MS) * MINUTE_MS + 5_000
+      await logsAt(t, project, spread(at - 3_700_000, at, 400))
+      const asked: [number, CountQuery][] = [
+        [1_800, { filters: {}, by: undefined }],
+        [1_800, { filters: { level: 'info' }, by: undefined }],
+        [1_800, { filters: {}, by: 'level' }],
+        [3_600, { filters: {}, by: 'module' }],
+        [600, { filters: { module: 'm0' }, by: undefined }],
+      ]
+      for (const [windowS, query] of asked) {
+        const { kept, recounted } = await bothWays(project, counts, at, windowS, query)
+        assert.deepEqual(kept, recounted, `${windowS} s ${JSON.stringify(query)}`)
+        assert.ok(counts.size <= bound, `${counts.size} counts kept, over the bound of ${bound}`)
+      }
+      assert.ok(counts.size > 0, 'minutes were kept')
+    })
+
+    test('a log arriving later than the settle delay into a kept minute is not counted from the kept counts', async () => {
+      const project = await createProject(t)
+      const counts = createMinuteCounts()
+      const at = Math.floor((Date.now() - 3_600_000) / MINUTE_MS) * MINUTE_MS + 30_000
+      await logsAt(t, project, spread(at - 600_000, at, 60))
+      const first = await bothWays(project, counts, at, 600, { filters: {}, by: undefined })
+      assert.deepEqual(first.kept, [{ series: '', value: 60 }])
+      await logsAt(t, project, [at - 300_000])
+      const later = at + 10_000
+      const second = await bothWays(project, counts, later, 610, { filters: {}, by: undefined })
+      assert.deepEqual(second.recounted, [{ series: '', value: 61 }])
+      assert.deepEqual(second.kept, [{ series: '', value: 60 }])
+    })
+  })
+}
