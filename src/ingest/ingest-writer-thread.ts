@@ -1,8 +1,8 @@
 // The ingest writer's worker thread (src/ingest/ingest-writer.ts is the event loop thread's end): it opens the
 // portal's database with the lock it shares with the event loop's thread and group-commits the batches it is
 // sent, so the statements of an ingest (the rows, the summaries, the error groups, the idempotency records) and
-// its commit run on this thread's core. Closed, it waits to open
-// the next portal's database: loading this thread's code is the costly part of starting it.
+// its commit run on this thread's core. Closed, it waits to open the next portal's database: loading this
+// thread's code is the costly part of starting it.
 import { parentPort } from 'node:worker_threads'
 import type { Config } from '../config.ts'
 import type { WriteContext } from '../context.ts'
