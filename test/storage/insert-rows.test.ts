@@ -6,12 +6,13 @@ import { modules } from '../../src/modules/registry.ts'
 import { openMigratedStorage } from '../../src/portal.ts'
 import { createTestDatabase, DIALECTS } from '../support/portal.ts'
 
-// Storage.insertRows writes each database its own way (PostgreSQL reads the rows from one JSON parameter):
-// what comes back must be what went in, whatever the text holds.
+// Storage.insertRows writes each database its own way (PostgreSQL as COPY text, where backslashes, line
+// breaks, tabs and `\N` mean something): what comes back must be what went in, whatever the text holds.
 const ROWS: Record<string, unknown>[] = [
   { id: 'evt_1', project_id: 'prj_x', ts: 1_790_000_000_123, received_at: 1_790_000_000_124, data: '{"fields":{"quote":"\\"","path":"C:\\\\dir","unicode":"\\u00e9 ✓"}}', level: 'error', module: 'billing', message: 'line one\nline "two" \\ \t ünïcödé 🚀' },
   { id: 'evt_2', project_id: 'prj_x', ts: 1_790_000_000_125, received_at: 1_790_000_000_126, data: '{}', level: null, message: '' },
   { id: 'evt_3', project_id: 'prj_x', ts: 0, received_at: 1, data: '[1,2.5,null,true]', level: 'info', module: "o'brien", message: '{"not":"json in a text column"}' },
+  { id: 'evt_4', project_id: 'prj_x', ts: 2, received_at: 3, data: '{\r\n\t"a": "b\\\\N"\n}', level: '\\N', module: 'tab\there', message: 'crlf\r\nend\\' },
 ]
 
 for (const dialect of DIALECTS) {
