@@ -84,11 +84,6 @@ export function openPostgresStorage(
   // pool discards it on release.
   pool.on('error', () => {})
   pool.on('connect', (client) => client.on('error', () => {}))
-  const PQ = { queries: 0, chars: 0, byHead: new Map<string, number>() }
-  if (process.env.PROBE_Q) {
-    pool.on('connect', (client) => { const q = client.query.bind(client); (client as any).query = (...args: any[]) => { PQ.queries++; const t = typeof args[0] === 'string' ? args[0] : args[0]?.text ?? ''; PQ.chars += t.length + JSON.stringify(args[1] ?? []).length; const h = String(t).slice(0, 50); PQ.byHead.set(h, (PQ.byHead.get(h) ?? 0) + 1); return (q as any)(...args) } })
-    setInterval(() => { console.log('PQ', PQ.queries, PQ.chars, JSON.stringify([...PQ.byHead].sort((a, b) => b[1] - a[1]).slice(0, 12))) }, 5000).unref()
-  }
   // pg-pool says this only of a wait for a busy pool's next free connection; a new connection that cannot
   // be opened in time fails otherwise ("Connection terminated due to connection timeout"): the server's fault.
   const connectWithin = async (): Promise<pg.PoolClient> => {
@@ -102,7 +97,6 @@ export function openPostgresStorage(
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: { connect: connectWithin, end: () => pool.end() } }) })
   const invalidations = postgresInvalidations(url, db)
   const untrackPool = trackPool(pool)
-
   return {
     dialect: 'postgres',
     db,
