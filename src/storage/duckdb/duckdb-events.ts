@@ -18,9 +18,8 @@ const MATERIALISE_EVENTS = 16_000
 /**
  * Outbox rows, and events, one DuckDB transaction applies at most. A row holds one ingest commit's events of a
  * module, up to 20,000: 256 rows of a backlog after full ingest were 400,000 events' JSON and DuckDB's copy of them
- * in memory at once (peak RSS 620 MiB at 61,000 logs/s). What DuckDB's allocator keeps follows the pass: at full
- * ingest 16,384 events a pass peaked ~35 MiB lower than 32,768 at the same CPU an event, and left the same bytes
- * on disk; 8,192 was lower still, and cost more CPU.
+ * in memory at once. What DuckDB's allocator keeps resident follows the pass's size; 16,384 events is as small as
+ * a pass gets before its own overhead costs CPU an event (the figures are in the commit that set it).
  */
 const ROWS_PER_PASS = 256
 const EVENTS_PER_PASS = 16_384
