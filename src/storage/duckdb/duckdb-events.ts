@@ -23,6 +23,15 @@ const MATERIALISE_EVENTS = 16_000
  */
 const ROWS_PER_PASS = 256
 const EVENTS_PER_PASS = 16_384
+/**
+ * Rows of a DuckDB row group (its default `row_group_size`). After a checkpoint, appends start a new row group, and
+ * a later checkpoint merges neighbouring partial ones by writing them again: checkpointing every 16 MB of WAL (its
+ * default) left a quarter of events.duckdb in free blocks. The materialiser checkpoints once a table has taken a row
+ * group's rows since the last checkpoint, so that each partial row group is followed by a full one and none is
+ * merged; DuckDB's own threshold, raised, only bounds the WAL of tables none of which fills one.
+ */
+const ROW_GROUP_ROWS = 122_880
+const CHECKPOINT_WAL_BYTES = '128MB'
 /** While DuckDB cannot apply the outbox (a full disk), how often it is tried again: a pass, or a reopen. */
 const RETRY_EVERY_MS = 2_000
 /** How long a close spends applying what is left when nobody drained the outbox before it (the portal does). */
@@ -150,12 +159,14 @@ export async function withDuckdbEvents(storage: Storage, file: string, columnarT
   let pendingEvents = 0
   /** whether the last pass left committed rows for the next (it stopped at ROWS_PER_PASS or EVENTS_PER_PASS) */
   let lastPassFull = false
+  /** Rows applied to each table since the last checkpoint (ROW_GROUP_ROWS). */
+  const sinceCheckpoint = new Map<string, number>()
   let closed = false
 
   async function openFile() {
     // No late materialisation (DuckDB's default for a LIMIT of at most 50): the newest 50 logs of one module at one
     // level, of 1M, took 8.8 ms with it and 6.9 without; its second pass over the wide columns costs more than it saves.
-    const instance = await DuckDBInstance.create(duckdbFile, { threads: '1', late_materialization_max_rows: '0' })
+    const instance = await DuckDBInstance.create(duckdbFile, { threads: '1', late_materialization_max_rows: '0', checkpoint_threshold: CHECKPOINT_WAL_BYTES })
     try {
       return { instance, connection: await instance.connect(), readConnection: await instance.connect() }
     } catch (error) {
@@ -312,11 +323,11 @@ export async function withDuckdbEvents(storage: Storage, file: string, columnarT
     lastPassFull = taken < waiting.length || waiting.length === ROWS_PER_PASS
     const rows = (await state
       .selectFrom('event_outbox')
-      .select(['seq', 'event_table', 'block'])
+      .select(['seq', 'event_table', 'events', 'block'])
       .where('seq', '>', appliedUpto)
       .where('seq', '<=', waiting[taken - 1].seq)
       .orderBy('seq')
-      .execute()) as { seq: number; event_table: string; block: string | Uint8Array }[]
+      .execute()) as { seq: number; event_table: string; events: number; block: string | Uint8Array }[]
     const upto = rows[rows.length - 1].seq
     // One statement per table and column list: each await waits for a turn of a busy event loop.
     const inserts = new Map<string, { table: string; columns: string[]; texts: string[] }>()
@@ -348,7 +359,20 @@ export async function withDuckdbEvents(storage: Storage, file: string, columnarT
     if (process.env.PORTAL_TEST_CRASH_IN_MATERIALISER === 'after-duckdb-commit') process.kill(process.pid, 'SIGKILL')
     // Need not be synced: after a crash, `outbox_applied.upto` says these rows are applied.
     await state.deleteFrom('event_outbox').where('seq', '<=', upto).execute()
+    let fullRowGroup = false
+    for (const row of rows) {
+      const count = (sinceCheckpoint.get(row.event_table) ?? 0) + Number(row.events)
+      sinceCheckpoint.set(row.event_table, count)
+      fullRowGroup ||= count >= ROW_GROUP_ROWS
+    }
+    if (fullRowGroup) await checkpoint()
     return rows.length
+  }
+
+  async function checkpoint() {
+    // FORCE: a plain checkpoint fails while a read's transaction runs; this one waits for it (DuckDB 1.4 and later).
+    await connectionNow().run('force checkpoint')
+    sinceCheckpoint.clear()
   }
 
   /**
@@ -484,7 +508,7 @@ export async function withDuckdbEvents(storage: Storage, file: string, columnarT
     // Deleted rows' row groups go back to DuckDB's free list at a checkpoint, and the file is truncated past its last
     // used block: it shrinks when the newest blocks were freed, and new rows reuse the rest.
     async returnFreeSpace(stop) {
-      if (startedOk && !closed) await connectionNow().run('checkpoint').catch((error: unknown) => {
+      if (startedOk && !closed) await checkpoint().catch((error: unknown) => {
         throw failed(error)
       })
       return storage.space.returnFreeSpace(stop)
