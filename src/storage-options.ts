@@ -13,5 +13,6 @@ export function storageOptions(config: Config): StorageOptions {
     eventStore: config.eventStore,
     columnarTables: modules.filter((module) => module.columnar).map((module) => module.table),
     promotedFields: Object.fromEntries(modules.map((module) => [module.table, module.promotedFields ?? []])),
+    freeTextColumns: Object.fromEntries(modules.map((module) => [module.table, module.freeTextColumns ?? []])),
   }
 }

@@ -16,7 +16,7 @@ async function openDatabase(databaseUrl: string, options: StorageOptions): Promi
     if (file === ':memory:' || !columnarTables.length || options.eventStore === 'sqlite') return storage
     const { withDuckdbEvents, withDuckdbOutbox } = await import('./duckdb/duckdb-events.ts')
     if (options.writerThread) return withDuckdbOutbox(storage, columnarTables)
-    return withDuckdbEvents(storage, file, columnarTables, options.eventStore === 'duckdb').catch(async (error: unknown) => {
+    return withDuckdbEvents(storage, file, columnarTables, options.eventStore === 'duckdb', options.freeTextColumns ?? {}).catch(async (error: unknown) => {
       await storage.close()
       throw error
     })

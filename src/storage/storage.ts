@@ -183,6 +183,8 @@ export interface StorageOptions {
   columnarTables?: string[]
   /** by event table, the payload fields its columns copy (`EventModule.promotedFields`): stored there only, in any store */
   promotedFields?: Record<string, readonly string[]>
+  /** SQLite with DuckDB only: by event table, its text columns whose values seldom repeat (`EventModule.freeTextColumns`) */
+  freeTextColumns?: Record<string, readonly string[]>
   /** PostgreSQL only: how long opening waits for a server that is not up yet, each retry told to `onStartupWait` */
   startupWaitMs?: number
   onStartupWait?: (message: string) => void

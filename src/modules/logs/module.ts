@@ -17,6 +17,7 @@ export const logsModule = defineModule({
   migrations: logMigrations,
   columns: (d) => ({ level: d.level ?? null, module: d.module ?? null, message: d.message }),
   promotedFields: ['level', 'module', 'message'],
+  freeTextColumns: ['message'],
   filters: {
     level: columnEquals('level', Type.String()),
     module: columnEquals('module', Type.String()),
