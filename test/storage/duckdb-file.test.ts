@@ -80,7 +80,7 @@ if (DIALECTS.includes('sqlite')) {
     try {
       await ingestLogs(fresh)
       await inEventsFile(fresh, async (connection) => {
-        for (const column of ['id', 'message']) assert.deepEqual(await compressionOf(connection, 'log_events', column), ['ZSTD'], column)
+        for (const column of ['id', 'message']) assert.ok((await compressionOf(connection, 'log_events', column)).includes('ZSTD'), column)
         for (const column of ['data', 'level']) assert.ok(!(await compressionOf(connection, 'log_events', column)).includes('ZSTD'), column)
       })
       // A file DuckDB made in its default format (1.0), as portals before this one did, holding none of the tables yet.
@@ -88,8 +88,9 @@ if (DIALECTS.includes('sqlite')) {
       instance.closeSync()
       await ingestLogs(older)
       await inEventsFile(older, async (connection) => {
-        // There ZSTD would be taken, and the text stored as it is.
-        for (const column of ['id', 'message']) assert.ok(!(await compressionOf(connection, 'log_events', column)).includes('Uncompressed'), column)
+        // There ZSTD would be taken, and every segment stored uncompressed; without it the bulk is FSST (a segment of a
+        // few rows may be stored as it is).
+        for (const column of ['id', 'message']) assert.ok((await compressionOf(connection, 'log_events', column)).includes('FSST'), column)
       })
     } finally {
       await fresh.drop()
