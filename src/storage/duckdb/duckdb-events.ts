@@ -508,9 +508,10 @@ export async function withDuckdbEvents(storage: Storage, file: string, columnarT
   const space: SpaceManagement = {
     ...storage.space,
     // Deleted rows' row groups go back to DuckDB's free list at a checkpoint, and the file is truncated past its last
-    // used block: it shrinks when the newest blocks were freed, and new rows reuse the rest.
+    // used block: it shrinks when the newest blocks were freed, and new rows reuse the rest. Between passes: on the
+    // materialiser's connection, inside a pass's transaction, a checkpoint fails and aborts that transaction.
     async returnFreeSpace(stop) {
-      if (startedOk && !closed) await checkpoint().catch((error: unknown) => {
+      if (startedOk && !closed) await exclusively(checkpoint).catch((error: unknown) => {
         throw failed(error)
       })
       return storage.space.returnFreeSpace(stop)
