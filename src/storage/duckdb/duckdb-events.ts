@@ -159,6 +159,8 @@ export async function withDuckdbEvents(storage: Storage, file: string, columnarT
   let pendingEvents = 0
   /** whether the last pass left committed rows for the next (it stopped at ROWS_PER_PASS or EVENTS_PER_PASS) */
   let lastPassFull = false
+  /** whether the open file's format compresses text with ZSTD, read at its start */
+  let zstdText = false
   /** Rows applied to each table since the last checkpoint (ROW_GROUP_ROWS). */
   const sinceCheckpoint = new Map<string, number>()
   let closed = false
@@ -166,7 +168,7 @@ export async function withDuckdbEvents(storage: Storage, file: string, columnarT
   async function openFile() {
     // No late materialisation (DuckDB's default for a LIMIT of at most 50): the newest 50 logs of one module at one
     // level, of 1M, took 8.8 ms with it and 6.9 without; its second pass over the wide columns costs more than it saves.
-    // A new file takes DuckDB 1.2's storage format, the first to compress text with ZSTD (see `textCompression`).
+    // A new file takes DuckDB 1.2's storage format, the first to compress text with ZSTD (see `compressesTextWithZstd`).
     const instance = await DuckDBInstance.create(duckdbFile, { threads: '1', late_materialization_max_rows: '0', checkpoint_threshold: CHECKPOINT_WAL_BYTES, storage_compatibility_version: 'v1.2.0' })
     try {
       return { instance, connection: await instance.connect(), readConnection: await instance.connect() }
@@ -271,6 +273,7 @@ export async function withDuckdbEvents(storage: Storage, file: string, columnarT
   // DuckDB's row groups keep min/max per column, and the rows arrive in time order.
   async function start() {
     const connection = connectionNow()
+    zstdText = await compressesTextWithZstd(connection)
     const existing = new Set((await connection.runAndReadAll('select table_name, column_name from duckdb_columns()')).getRows().map(([table, column]) => `${table}.${column}`))
     for (const table of tables) await syncTable(table, existing)
     await connection.run('create table if not exists outbox_applied (upto bigint not null)')
@@ -292,8 +295,9 @@ export async function withDuckdbEvents(storage: Storage, file: string, columnarT
     const { rows } = await sql<{ name: string; type: string }>`select name, type from pragma_table_info(${table})`.execute(state)
     if (rows.length === 0) throw new Error(`${table} is not made yet: its migrations have not run`)
     const columns = rows.map((row) => ({ name: row.name, type: duckdbType(row.type) }))
-    const zstd = await textCompression(connection, [...ZSTD_COLUMNS, ...(freeTextColumns[table] ?? [])])
-    await connection.run(`create table if not exists ${quote(table)} (${columns.map((c) => `${quote(c.name)} ${c.type}${c.type === 'VARCHAR' ? zstd(c.name) : ''}`).join(', ')})`)
+    const zstd = new Set(zstdText ? [...ZSTD_COLUMNS, ...(freeTextColumns[table] ?? [])] : [])
+    const definition = (c: (typeof columns)[number]) => `${quote(c.name)} ${c.type}${c.type === 'VARCHAR' && zstd.has(c.name) ? ' using compression zstd' : ''}`
+    await connection.run(`create table if not exists ${quote(table)} (${columns.map(definition).join(', ')})`)
     for (const column of columns) {
       if (!existing?.has(`${table}.${column.name}`)) await connection.run(`alter table ${quote(table)} add column if not exists ${quote(column.name)} ${column.type}`)
     }
@@ -672,16 +676,15 @@ function insertBlocks(table: string, columns: { name: string; type: ColumnType }
 const ZSTD_COLUMNS = ['id']
 
 /**
- * The compression clause of a new table's text column: ZSTD for `zstdColumns` in a file whose storage format has it
- * (1.2 and later). At 1,000,000 realistic logs (ids and messages) it took 60.0 B/event against FSST's 72.1, and a
- * text search over 24 hours as long. A file made before keeps its format: there ZSTD is accepted and the text stored
- * uncompressed.
+ * Whether the open file's storage format compresses text with ZSTD (1.2 and later), for a new table's ZSTD_COLUMNS
+ * and `freeTextColumns`. At 1,000,000 realistic logs (ids and messages) ZSTD took 60.0 B/event against FSST's 72.1,
+ * and a text search over 24 hours as long. A file made before keeps its format: there ZSTD is accepted and the text
+ * stored uncompressed.
  */
-async function textCompression(connection: DuckDBConnection, zstdColumns: readonly string[]): Promise<(column: string) => string> {
+async function compressesTextWithZstd(connection: DuckDBConnection): Promise<boolean> {
   const version = String((await connection.runAndReadAll(`select tags['storage_version'] from duckdb_databases() where database_name = current_database()`)).getRows()[0]?.[0] ?? '')
   const [major, minor] = (/^v(\d+)\.(\d+)\./.exec(version) ?? []).slice(1).map(Number)
-  const zstd = major > 1 || (major === 1 && minor >= 2)
-  return (column) => (zstd && zstdColumns.includes(column) ? ' using compression zstd' : '')
+  return major > 1 || (major === 1 && minor >= 2)
 }
 
 function fileSize(file: string): number {
