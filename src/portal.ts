@@ -5,6 +5,7 @@ import type { PortalContext } from './context.ts'
 import { bootstrapAdmin } from './identity/store.ts'
 import { createOidcVerifier } from './identity/oidc.ts'
 import { ApiKeyPrincipalCache } from './http/auth.ts'
+import { LISTEN_BACKLOG } from './http/connections.ts'
 import { bothChannels, redisInvalidations } from './invalidation/redis-channel.ts'
 import { createSecretBox, loadServerKey } from './identity/secrets.ts'
 import { createMemoryRateLimiter } from './ingest/rate-limit.ts'
@@ -234,7 +235,7 @@ export async function startPortal(config: Config, log: Logger = createLogger(con
   await options.whenReady?.()
   let address: string
   try {
-    address = await app.listen({ port: config.port, host: config.host })
+    address = await app.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG })
   } catch (error) {
     await closeAll()
     throw listenStartupError(error, config.host, config.port)

@@ -39,6 +39,15 @@ export function connectionCap(config: Config, limit = descriptorLimit()): { maxC
   return { maxConnections, reason: `${source} less ${reserved} reserved for the database pool, webhook attempts and the process` }
 }
 
+/**
+ * The listen backlog asked for; the kernel clamps it to net.core.somaxconn (4096 by default). Past the
+ * backlog Linux drops a connect silently and the client sends it again a second later, so a load
+ * balancer's probe that arrives with a burst of connects would take a second. Node's default of 511
+ * is smaller than one burst of an idle-connection flood. Connections waiting in the backlog hold no
+ * descriptor of the portal's.
+ */
+export const LISTEN_BACKLOG = 65_535
+
 /** Node's HTTP server options for the phase timeouts (Fastify sets requestTimeout and keepAliveTimeout again from its own options). */
 export function httpServerOptions(limits: Config['http']): ServerOptions {
   return {

@@ -1,5 +1,6 @@
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Worker } from 'node:worker_threads'
@@ -113,6 +114,13 @@ async function holdIdleConnections(portal: PortalProcess, count: number, forMs: 
   return { opened, mostDescriptors, mostSockets }
 }
 
+/** The backlog of the portal's listening socket, as `ss` reports it (Send-Q of a listening socket). */
+function listenBacklogOf(portal: PortalProcess): number {
+  const port = new URL(portal.url).port
+  const line = execFileSync('ss', ['-Hltn', `sport = :${port}`], { encoding: 'utf8' }).trim()
+  return Number(line.split(/\s+/)[2])
+}
+
 function assertStillRunning(portal: PortalProcess) {
   assert.equal(portal.child.exitCode, null, `the portal is still running: ${portal.output().slice(-2000)}`)
   assert.doesNotMatch(portal.output(), /uncaught|EMFILE.*uv_resident_set_memory/i)
@@ -127,6 +135,9 @@ for (const dialect of DIALECTS) {
       try {
         const capLine = portal.output().match(/"maxConnections":(\d+)/)
         assert.equal(Number(capLine?.[1]), DERIVED_CAP, 'the cap is derived from the real descriptor limit')
+        // A connect past the backlog is dropped, and resent a second later: a probe among the attack's bursts must not be.
+        const somaxconn = Number(fs.readFileSync('/proc/sys/net/core/somaxconn', 'utf8'))
+        assert.equal(listenBacklogOf(portal), Math.min(somaxconn, 65_535), 'the portal listens with the largest backlog the kernel allows')
         let attacking = true
         const probes = probeHealth(portal.url, 250, () => attacking)
         const attack = await holdIdleConnections(portal, IDLE_CONNECTIONS, ATTACK_MS, (held) => held.sockets >= DERIVED_CAP)
