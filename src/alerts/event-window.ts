@@ -22,6 +22,8 @@ export interface EventWindow {
   table: string
   filters: Record<string, WindowFilter>
   dimensions: Record<string, WindowDimension>
+  /** a column each row counts that many events by (rows of per-minute counts); one event a row without it */
+  weight?: string
   /** conditions every counted event meets (a failed deploy's status) */
   where?: (query: WindowQuery, store: EventStore) => WindowQuery
 }
@@ -43,42 +45,56 @@ export function windowEvents(ctx: PortalContext, spec: EventWindow, query: Signa
   return { rows, store }
 }
 
-/** Events per series over the window: the settled minutes from the portal's kept counts when the query has them. */
-export async function countWindowEvents(ctx: PortalContext, spec: EventWindow, query: SignalQuery): Promise<SeriesValue[]> {
-  if (!query.kept) return countStoredEvents(ctx, spec, query)
-  return query.kept.counts.count(query.kept.scope, spec.table, query, {
-    range: (fromMs, toMs) => countStoredEvents(ctx, spec, { ...query, fromMs, toMs }),
-    perMinute: (fromMs, toMs) => countStoredEventsPerMinute(ctx, spec, { ...query, fromMs, toMs }),
+/**
+ * Events per series over the window: the settled minutes from the portal's kept counts when the query has them.
+ * `spec` may be several windows over tables of one database (a module's events, and counts of those it gave up),
+ * counted together in one statement, so that rows moving from one to the other meanwhile count once.
+ */
+export async function countWindowEvents(ctx: PortalContext, spec: EventWindow | EventWindow[], query: SignalQuery): Promise<SeriesValue[]> {
+  const specs = Array.isArray(spec) ? spec : [spec]
+  if (!query.kept) return countStoredEvents(ctx, specs, query)
+  return query.kept.counts.count(query.kept.scope, specs.map((part) => part.table).join('+'), query, {
+    range: (fromMs, toMs) => countStoredEvents(ctx, specs, { ...query, fromMs, toMs }),
+    perMinute: (fromMs, toMs) => countStoredEventsPerMinute(ctx, specs, { ...query, fromMs, toMs }),
   })
 }
 
-async function countStoredEvents(ctx: PortalContext, spec: EventWindow, query: SignalQuery): Promise<SeriesValue[]> {
-  const { rows, store } = windowEvents(ctx, spec, query)
-  if (query.by === undefined) {
-    const row = await rows.select((eb) => eb.fn.countAll().as('value')).executeTakeFirst()
-    return [{ series: '', value: Number((row as { value?: unknown } | undefined)?.value ?? 0) }]
-  }
-  const dimension = spec.dimensions[query.by](store)
-  const found = await rows
-    .select((eb) => [eb.fn.coalesce(eb.cast(dimension, 'text'), sql.lit(NO_VALUE_SERIES)).as('series'), eb.fn.countAll().as('value')])
-    .groupBy('series')
-    .execute()
-  return (found as { series: unknown; value: unknown }[]).map((row) => ({ series: String(row.series), value: Number(row.value) }))
+/** Each window's events per series (and per minute), as rows of `series`, `value` (and `minute`). */
+function countsOf(ctx: PortalContext, specs: EventWindow[], query: SignalQuery, perMinute: boolean) {
+  return specs.map((spec) => {
+    const { rows, store } = windowEvents(ctx, spec, query)
+    const series = query.by === undefined ? sql.lit('') : spec.dimensions[query.by](store)
+    const minute = sql<number>`ts - ts % ${sql.lit(60_000)}`
+    const counted = rows.select((eb) => [
+      eb.fn.coalesce(eb.cast(series, 'text'), sql.lit(NO_VALUE_SERIES)).as('series'),
+      (spec.weight === undefined ? eb.fn.countAll() : eb.fn.coalesce(eb.fn.sum(spec.weight), sql.lit(0))).as('value'),
+      ...(perMinute ? [minute.as('minute')] : []),
+    ])
+    const groups = [...(query.by === undefined ? [] : ['series']), ...(perMinute ? ['minute'] : [])]
+    return groups.length === 0 ? counted : counted.groupBy(groups)
+  })
 }
 
-async function countStoredEventsPerMinute(ctx: PortalContext, spec: EventWindow, query: SignalQuery): Promise<{ minute: number; series: string; value: number }[]> {
-  const { rows, store } = windowEvents(ctx, spec, query)
-  const minute = sql<number>`ts - ts % ${sql.lit(60_000)}`
-  if (query.by === undefined) {
-    const found = await rows.select((eb) => [minute.as('minute'), eb.fn.countAll().as('value')]).groupBy('minute').execute()
-    return (found as { minute: unknown; value: unknown }[]).map((row) => ({ minute: Number(row.minute), series: '', value: Number(row.value) }))
-  }
-  const dimension = spec.dimensions[query.by](store)
-  const found = await rows
-    .select((eb) => [minute.as('minute'), eb.fn.coalesce(eb.cast(dimension, 'text'), sql.lit(NO_VALUE_SERIES)).as('series'), eb.fn.countAll().as('value')])
-    .groupBy(['minute', 'series'])
-    .execute()
-  return (found as { minute: unknown; series: unknown; value: unknown }[]).map((row) => ({ minute: Number(row.minute), series: String(row.series), value: Number(row.value) }))
+/** The parts' rows summed per series (and minute): one part as it is, several through a UNION ALL in one statement. */
+async function summed(ctx: PortalContext, specs: EventWindow[], parts: WindowQuery[], perMinute: boolean) {
+  if (parts.length === 1) return (await parts[0].execute()) as { series: unknown; value: unknown; minute?: unknown }[]
+  const union = parts.reduce((all, part) => all.unionAll(part as never))
+  const keys = perMinute ? ['series', 'minute'] : ['series']
+  return (await eventsDb(ctx, specs[0].table)
+    .selectFrom(union.as('parts'))
+    .select((eb) => [...keys, eb.fn.sum('value').as('value')] as never)
+    .groupBy(keys as never)
+    .execute()) as { series: unknown; value: unknown; minute?: unknown }[]
+}
+
+async function countStoredEvents(ctx: PortalContext, specs: EventWindow[], query: SignalQuery): Promise<SeriesValue[]> {
+  const found = (await summed(ctx, specs, countsOf(ctx, specs, query, false), false)).map((row) => ({ series: String(row.series), value: Number(row.value) }))
+  return query.by === undefined && found.length === 0 ? [{ series: '', value: 0 }] : found
+}
+
+async function countStoredEventsPerMinute(ctx: PortalContext, specs: EventWindow[], query: SignalQuery): Promise<{ minute: number; series: string; value: number }[]> {
+  const found = await summed(ctx, specs, countsOf(ctx, specs, query, true), true)
+  return found.map((row) => ({ minute: Number(row.minute), series: String(row.series), value: Number(row.value) }))
 }
 
 /** The aggregates of a value over a window that `aggregateWindowValues` computes. */

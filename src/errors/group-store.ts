@@ -360,7 +360,7 @@ export async function foldCounts(trx: ErrorDb, storage: Storage, groupIds: strin
   await storage.writeRows(trx, DAY_TOTALS_UPSERT, byKey(days))
   await storage.writeRows(trx, TAG_TOTALS_UPSERT, byKey(tags))
   const counted = await selectIn([...groups.keys()], (chunk) => trx.selectFrom('error_groups').select(['id', 'count']).where('id', 'in', chunk).execute())
-  for (const row of counted) if (row.count > OCCURRENCES_KEPT_PER_GROUP) await trimOccurrences(trx, row.id)
+  for (const row of counted) if (row.count > OCCURRENCES_KEPT_PER_GROUP) await trimOccurrences(trx, storage, row.id)
 }
 
 function addTotals<R extends Totals>(map: Map<string, R>, key: string, row: R) {
@@ -604,7 +604,11 @@ export function traceIdOf(metadata: Record<string, unknown>): string | null {
 }
 
 /** Deletes a group's occurrences older than the most recent OCCURRENCES_KEPT_PER_GROUP. */
-export async function trimOccurrences(trx: ErrorDb, groupId: string) {
+/**
+ * Deletes a group's occurrences past its newest OCCURRENCES_KEPT_PER_GROUP, counting them first per minute and
+ * per value of what error signals filter by, in the same transaction: a window's count reads both at once.
+ */
+export async function trimOccurrences(trx: ErrorDb, storage: Storage, groupId: string) {
   const oldestKept = await trx
     .selectFrom('error_occurrences')
     .select(['ts', 'id'])
@@ -615,6 +619,29 @@ export async function trimOccurrences(trx: ErrorDb, groupId: string) {
     .offset(OCCURRENCES_KEPT_PER_GROUP - 1)
     .executeTakeFirst()
   if (!oldestKept) return
+  const givenUp = trx.selectFrom('error_occurrences').where('group_id', '=', groupId).where(sql<boolean>`(ts, id) < (${oldestKept.ts}, ${oldestKept.id})`)
+  const minute = sql<number>`ts - ts % ${sql.lit(60_000)}`
+  const level = storage.jsonPathText('metadata', ['level'])
+  const counted = await givenUp
+    .select((eb) => ['project_id', 'fingerprint', minute.as('minute'), 'environment', 'release', 'service', level.as('level'), eb.fn.countAll().as('events')])
+    // by the output names: the level's JSON path is a parameter, which PostgreSQL would see as a second expression
+    .groupBy(['project_id', 'fingerprint', sql.ref('minute'), 'environment', 'release', 'service', sql.ref('level')])
+    .execute()
+  if (counted.length === 0) return
+  const now = Date.now()
+  const rows = counted.map((row) => ({
+    id: newId('trm', now),
+    project_id: row.project_id,
+    group_id: groupId,
+    fingerprint: row.fingerprint,
+    ts: Number(row.minute),
+    environment: row.environment,
+    release: row.release,
+    service: row.service,
+    level: row.level,
+    events: Number(row.events),
+  }))
+  for (let start = 0; start < rows.length; start += 1000) await trx.insertInto('error_trimmed_minutes').values(rows.slice(start, start + 1000)).execute()
   await trx
     .deleteFrom('error_occurrences')
     .where('group_id', '=', groupId)

@@ -173,6 +173,30 @@ export const errorMigrations: Migration[] = [
         .execute()
     },
   },
+  {
+    // A group keeps its newest occurrences only; the ones it gives up are counted here first, per minute and
+    // per value of what error signals filter and split by, so that "seen more than N times in M" stays exact
+    // for a group past them (src/errors/signals.ts). Expired by `ts` like the occurrences.
+    name: 'errors/009_trimmed_minutes',
+    async up(db, t) {
+      await db.schema
+        .createTable('error_trimmed_minutes')
+        .ifNotExists()
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('project_id', 'text', (c) => c.notNull())
+        .addColumn('group_id', 'text', (c) => c.notNull())
+        .addColumn('fingerprint', 'text', (c) => c.notNull())
+        .addColumn('ts', t.bigint, (c) => c.notNull())
+        .addColumn('environment', 'text')
+        .addColumn('release', 'text')
+        .addColumn('service', 'text')
+        .addColumn('level', 'text')
+        .addColumn('events', t.bigint, (c) => c.notNull())
+        .execute()
+      await db.schema.createIndex('error_trimmed_minutes_project_ts_idx').ifNotExists().on('error_trimmed_minutes').columns(['project_id', 'ts']).execute()
+      await db.schema.createIndex('error_trimmed_minutes_group_idx').ifNotExists().on('error_trimmed_minutes').column('group_id').execute()
+    },
+  },
 ]
 
 async function columnsOf(db: MigrationDb, table: string): Promise<string[]> {

@@ -50,7 +50,12 @@ export const errorsModule = defineModule({
     },
   },
   // Groups are state and stay; their occurrences expire with the error events.
-  retention: { expiring: [{ table: 'error_occurrences', timeColumn: 'ts', key: ['id'] }] },
+  retention: {
+    expiring: [
+      { table: 'error_occurrences', timeColumn: 'ts', key: ['id'] },
+      { table: 'error_trimmed_minutes', timeColumn: 'ts', key: ['id'] },
+    ],
+  },
   signals: errorSignals,
   routes: errorRoutes,
   // Reads fold a project's appended counts first; this keeps them short when nobody reads, and

@@ -4,21 +4,25 @@ import { column, columnIs, countWindowEvents, NO_VALUE_SERIES, windowEvents, typ
 import type { PortalContext } from '../context.ts'
 import { errorDb } from './tables.ts'
 
-// Occurrences are what every error signal counts: captures and ingested `error` events alike land there, with
-// their group. A group keeps its newest OCCURRENCES_KEPT_PER_GROUP, so a count for one group saturates there.
+// Occurrences are what error signals read: captures and ingested `error` events alike land there, with their group.
+// A group keeps its newest OCCURRENCES_KEPT_PER_GROUP and counts the ones it gives up per minute in
+// error_trimmed_minutes, which `errors.events` adds; distinct users are read from the kept occurrences alone.
 const metadataField = (...keys: string[]): WindowFilter => (query, value, store) => query.where(store.jsonPathText('metadata', keys), '=', value)
-const groupFingerprint = () => sql`(select g.fingerprint from error_groups g where g.id = error_occurrences.group_id)`
+const groupFingerprint = (table: string) => () => sql`(select g.fingerprint from error_groups g where g.id = ${sql.ref(`${table}.group_id`)})`
+const inGroup: WindowFilter = (query, value) => query.where(sql`group_id in (select g.id from error_groups g where g.fingerprint = ${value})` as never)
 
 const OCCURRENCE_WINDOW: EventWindow = {
   table: 'error_occurrences',
-  filters: {
-    release: columnIs('release'),
-    environment: columnIs('environment'),
-    service: columnIs('service'),
-    level: metadataField('level'),
-    group: (query, value) => query.where(sql`group_id in (select g.id from error_groups g where g.fingerprint = ${value})` as never),
-  },
-  dimensions: { group: groupFingerprint, environment: column('environment'), release: column('release'), service: column('service') },
+  filters: { release: columnIs('release'), environment: columnIs('environment'), service: columnIs('service'), level: metadataField('level'), group: inGroup },
+  dimensions: { group: groupFingerprint('error_occurrences'), environment: column('environment'), release: column('release'), service: column('service') },
+}
+
+/** The occurrences groups gave up, as counts per minute: the same filters and dimensions. */
+const TRIMMED_WINDOW: EventWindow = {
+  table: 'error_trimmed_minutes',
+  weight: 'events',
+  filters: { release: columnIs('release'), environment: columnIs('environment'), service: columnIs('service'), level: columnIs('level'), group: inGroup },
+  dimensions: { group: groupFingerprint('error_trimmed_minutes'), environment: column('environment'), release: column('release'), service: column('service') },
 }
 
 const FILTERS = {
@@ -101,17 +105,17 @@ export const errorSignals: AlertSignal[] = [
   {
     ...base,
     name: 'errors.events',
-    description: 'Error occurrences in the window (“seen more than N times in M”); for one group it saturates at the 100 occurrences a group keeps',
+    description: 'Error occurrences in the window (“seen more than N times in M”), exact past the 100 a group keeps (those it gave up are counted per minute)',
     unit: 'events',
     aggregates: ['count'],
     dimensions: { group: 'the group’s fingerprint', environment: 'the environment', release: 'the release', service: 'the service' },
     absentIsZero: true,
-    evaluate: (ctx, query) => countWindowEvents(ctx, OCCURRENCE_WINDOW, query),
+    evaluate: (ctx, query) => countWindowEvents(ctx, [OCCURRENCE_WINDOW, TRIMMED_WINDOW], query),
   },
   {
     ...base,
     name: 'errors.users',
-    description: 'Distinct users with an error occurrence in the window (user.id, else user.email, else user.ip_address)',
+    description: 'Distinct users with an error occurrence in the window (user.id, else user.email, else user.ip_address), among the newest 100 occurrences each group keeps',
     unit: 'users',
     aggregates: ['count_unique'],
     dimensions: { group: 'the group’s fingerprint', environment: 'the environment', release: 'the release', service: 'the service' },

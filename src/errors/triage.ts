@@ -9,7 +9,7 @@ import { foldCounts, lockFingerprintsAndGroups, lockProjectGroups, OCCURRENCES_K
 import { errorDb, type ErrorDb, type ErrorTables, type GroupRow, type GroupStatus, type ResolvedIn } from './tables.ts'
 
 // Every row that belongs to a fingerprint carries its group, so moving a fingerprint moves these.
-const FINGERPRINT_TABLES = ['error_fingerprints', 'error_fingerprint_days', 'error_fingerprint_tags', 'error_occurrences'] as const
+const FINGERPRINT_TABLES = ['error_fingerprints', 'error_fingerprint_days', 'error_fingerprint_tags', 'error_occurrences', 'error_trimmed_minutes'] as const
 
 /** A triage: the status, and what it may say beyond it, named as Sentry's `statusDetails`. */
 export const GroupTriageBody = named(
@@ -161,7 +161,7 @@ export function mergeGroups(ctx: PortalContext, orgId: string, fingerprint: stri
     await trx.deleteFrom('error_groups').where('id', 'in', [...sourceIds]).execute()
     await trx.deleteFrom('error_group_resolution_releases').where('group_id', 'in', [...sourceIds]).execute()
     const merged = await refreshGroup(trx, ctx.storage, target)
-    if (merged.count > OCCURRENCES_KEPT_PER_GROUP) await trimOccurrences(trx, merged.id)
+    if (merged.count > OCCURRENCES_KEPT_PER_GROUP) await trimOccurrences(trx, ctx.storage, merged.id)
     return merged
   })
 }
