@@ -360,10 +360,13 @@ for (const dialect of DIALECTS) {
       assert.ok(silent.length < created.length / 3, `no value from ${silent.join(', ')}`)
     })
 
-    test('a group past the 100 occurrences it keeps still counts every event of the window', async () => {
+    test('a group past the 100 occurrences it keeps still counts every event and every user of the window', async () => {
       const project = await createProject(t)
       const at = new Date(Date.now() - 120_000).toISOString()
-      const errors = Array.from({ length: 250 }, (_, i) => event('error', { name: 'TypeError', message: 'cart is undefined', environment: i % 5 === 0 ? 'staging' : 'production' }, at))
+      // 150 users: 30 of them in staging (every fifth error), 120 in production
+      const errors = Array.from({ length: 250 }, (_, i) =>
+        event('error', { name: 'TypeError', message: 'cart is undefined', environment: i % 5 === 0 ? 'staging' : 'production', user: { id: `u${i % 150}` } }, at),
+      )
       assert.equal((await ingest(t, project, errors)).status, 200)
       const [group] = await eventually(async () => {
         const groups = await readAll(t, `/api/errors/groups?project_id=${project.id}`, t.viewerToken)
@@ -373,8 +376,8 @@ for (const dialect of DIALECTS) {
         const kept = await readAll(t, `/api/errors/groups/${group.fingerprint}/occurrences`, t.viewerToken)
         return kept.length === 100 ? kept : undefined
       }, 15_000, 'the group trimmed to its newest 100')
-      const valueOf = async (body: Record<string, unknown>) => {
-        const rule = await createRule({ projectId: project.id, name: JSON.stringify(body), signal: 'errors.events', windowSeconds: 600, intervalSeconds: 3600, condition: { op: 'above', critical: -1 }, ...body })
+      const valueOf = async (body: Record<string, unknown>, signal = 'errors.events') => {
+        const rule = await createRule({ projectId: project.id, name: `${signal} ${JSON.stringify(body)}`, signal, windowSeconds: 600, intervalSeconds: 3600, condition: { op: 'above', critical: -1 }, ...body })
         await evaluateNow(rule.id)
         const rows = await history(project, rule.id, 1)
         return Object.fromEntries(rows.map((row) => [row.series, row.value]))
@@ -384,6 +387,8 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await valueOf({ filters: { environment: 'staging' } }), { '': 50 })
       assert.deepEqual(await valueOf({ by: 'environment' }), { production: 200, staging: 50 })
       assert.deepEqual(await valueOf({ by: 'group' }), { [group.fingerprint]: 250 })
+      assert.deepEqual(await valueOf({}, 'errors.users'), { '': 150 })
+      assert.deepEqual(await valueOf({ by: 'environment' }, 'errors.users'), { production: 120, staging: 30 })
     })
 
     test('alert history expires after RETENTION_DAYS_ALERTS', async () => {

@@ -604,6 +604,12 @@ export function traceIdOf(metadata: Record<string, unknown>): string | null {
 }
 
 /** Deletes a group's occurrences older than the most recent OCCURRENCES_KEPT_PER_GROUP. */
+/** The user an occurrence counts for, as Sentry's "users affected": `user.id`, else `user.email`, else `user.ip_address`. */
+export function occurrenceUser(storage: Pick<Storage, 'jsonPathText'>) {
+  const path = (key: string) => storage.jsonPathText('metadata', ['user', key])
+  return sql<string | null>`coalesce(${path('id')}, ${path('email')}, ${path('ip_address')})`
+}
+
 /**
  * Deletes a group's occurrences past its newest OCCURRENCES_KEPT_PER_GROUP, counting them first per minute and
  * per value of what error signals filter by, in the same transaction: a window's count reads both at once.
@@ -621,11 +627,20 @@ export async function trimOccurrences(trx: ErrorDb, storage: Storage, groupId: s
   if (!oldestKept) return
   const givenUp = trx.selectFrom('error_occurrences').where('group_id', '=', groupId).where(sql<boolean>`(ts, id) < (${oldestKept.ts}, ${oldestKept.id})`)
   const minute = sql<number>`ts - ts % ${sql.lit(60_000)}`
-  const level = storage.jsonPathText('metadata', ['level'])
   const counted = await givenUp
-    .select((eb) => ['project_id', 'fingerprint', minute.as('minute'), 'environment', 'release', 'service', level.as('level'), eb.fn.countAll().as('events')])
-    // by the output names: the level's JSON path is a parameter, which PostgreSQL would see as a second expression
-    .groupBy(['project_id', 'fingerprint', sql.ref('minute'), 'environment', 'release', 'service', sql.ref('level')])
+    .select((eb) => [
+      'project_id',
+      'fingerprint',
+      minute.as('minute'),
+      'environment',
+      'release',
+      'service',
+      storage.jsonPathText('metadata', ['level']).as('level'),
+      occurrenceUser(storage).as('user_key'),
+      eb.fn.countAll().as('events'),
+    ])
+    // by the output names: a JSON path is a parameter, which PostgreSQL would see as a second expression
+    .groupBy(['project_id', 'fingerprint', sql.ref('minute'), 'environment', 'release', 'service', sql.ref('level'), sql.ref('user_key')])
     .execute()
   if (counted.length === 0) return
   const now = Date.now()
@@ -639,6 +654,7 @@ export async function trimOccurrences(trx: ErrorDb, storage: Storage, groupId: s
     release: row.release,
     service: row.service,
     level: row.level,
+    user_key: row.user_key,
     events: Number(row.events),
   }))
   for (let start = 0; start < rows.length; start += 1000) await trx.insertInto('error_trimmed_minutes').values(rows.slice(start, start + 1000)).execute()

@@ -174,9 +174,10 @@ export const errorMigrations: Migration[] = [
     },
   },
   {
-    // A group keeps its newest occurrences only; the ones it gives up are counted here first, per minute and
-    // per value of what error signals filter and split by, so that "seen more than N times in M" stays exact
-    // for a group past them (src/errors/signals.ts). Expired by `ts` like the occurrences.
+    // A group keeps its newest occurrences only; the ones it gives up are counted here first, per minute, user
+    // and value of what error signals filter and split by, so that "seen more than N times in M" and "seen by
+    // more than N users in M" stay exact for a group past them (src/errors/signals.ts). Expired by `ts` like
+    // the occurrences.
     name: 'errors/009_trimmed_minutes',
     async up(db, t) {
       await db.schema
@@ -191,6 +192,7 @@ export const errorMigrations: Migration[] = [
         .addColumn('release', 'text')
         .addColumn('service', 'text')
         .addColumn('level', 'text')
+        .addColumn('user_key', 'text')
         .addColumn('events', t.bigint, (c) => c.notNull())
         .execute()
       await db.schema.createIndex('error_trimmed_minutes_project_ts_idx').ifNotExists().on('error_trimmed_minutes').columns(['project_id', 'ts']).execute()

@@ -1,12 +1,14 @@
-import { sql } from 'kysely'
+import { sql, type RawBuilder } from 'kysely'
 import type { AlertSignal, Contributor, SignalQuery } from '../alerts/signal.ts'
 import { column, columnIs, countWindowEvents, NO_VALUE_SERIES, windowEvents, type EventWindow, type WindowFilter } from '../alerts/event-window.ts'
 import type { PortalContext } from '../context.ts'
+import type { EventStore } from '../storage/event-store.ts'
+import { occurrenceUser } from './group-store.ts'
 import { errorDb } from './tables.ts'
 
 // Occurrences are what error signals read: captures and ingested `error` events alike land there, with their group.
-// A group keeps its newest OCCURRENCES_KEPT_PER_GROUP and counts the ones it gives up per minute in
-// error_trimmed_minutes, which `errors.events` adds; distinct users are read from the kept occurrences alone.
+// A group keeps its newest OCCURRENCES_KEPT_PER_GROUP and counts the ones it gives up per minute and user in
+// error_trimmed_minutes, which `errors.events` and `errors.users` read with them.
 const metadataField = (...keys: string[]): WindowFilter => (query, value, store) => query.where(store.jsonPathText('metadata', keys), '=', value)
 const groupFingerprint = (table: string) => () => sql`(select g.fingerprint from error_groups g where g.id = ${sql.ref(`${table}.group_id`)})`
 const inGroup: WindowFilter = (query, value) => query.where(sql`group_id in (select g.id from error_groups g where g.fingerprint = ${value})` as never)
@@ -47,15 +49,19 @@ async function groupsChanged(ctx: PortalContext, query: SignalQuery, changed: 'c
   return found.map((group) => ({ series: group.fingerprint, value: 1 }))
 }
 
-/** Distinct users (Sentry's `user.id`, else `user.email`, else `user.ip_address`) with an occurrence in the window. */
+/** Distinct users with an occurrence in the window, kept or given up by its group, counted in one statement. */
 async function usersAffected(ctx: PortalContext, query: SignalQuery) {
-  const { rows, store } = windowEvents(ctx, OCCURRENCE_WINDOW, query)
-  const user = sql`coalesce(${store.jsonPathText('metadata', ['user', 'id'])}, ${store.jsonPathText('metadata', ['user', 'email'])}, ${store.jsonPathText('metadata', ['user', 'ip_address'])})`
-  const series = query.by === undefined ? sql.lit('') : OCCURRENCE_WINDOW.dimensions[query.by](store)
-  const found = await rows
-    .where(user as never, 'is not', null)
-    .select((eb) => [eb.fn.coalesce(eb.cast(series, 'text'), sql.lit(NO_VALUE_SERIES)).as('series'), sql<number>`count(distinct ${user})`.as('value')])
-    .groupBy('series')
+  const usersOf = (window: EventWindow, user: (store: EventStore) => RawBuilder<string | null>) => {
+    const { rows, store } = windowEvents(ctx, window, query)
+    const series = query.by === undefined ? sql.lit('') : window.dimensions[query.by](store)
+    return rows.select((eb) => [eb.fn.coalesce(eb.cast(series, 'text'), sql.lit(NO_VALUE_SERIES)).as('series'), user(store).as('user_key')])
+  }
+  const users = usersOf(OCCURRENCE_WINDOW, occurrenceUser).unionAll(usersOf(TRIMMED_WINDOW, () => sql.ref('user_key')) as never)
+  const found = await errorDb(ctx.storage.db)
+    .selectFrom(users.as('users'))
+    .where('user_key', 'is not', null)
+    .select((eb) => ['series', sql<number>`count(distinct user_key)`.as('value')] as never)
+    .groupBy('series' as never)
     .execute()
   const values = (found as { series: unknown; value: unknown }[]).map((row) => ({ series: String(row.series), value: Number(row.value) }))
   return query.by === undefined && values.length === 0 ? [{ series: '', value: 0 }] : values
@@ -115,7 +121,7 @@ export const errorSignals: AlertSignal[] = [
   {
     ...base,
     name: 'errors.users',
-    description: 'Distinct users with an error occurrence in the window (user.id, else user.email, else user.ip_address), among the newest 100 occurrences each group keeps',
+    description: 'Distinct users with an error occurrence in the window (user.id, else user.email, else user.ip_address), exact past the 100 occurrences a group keeps',
     unit: 'users',
     aggregates: ['count_unique'],
     dimensions: { group: 'the group’s fingerprint', environment: 'the environment', release: 'the release', service: 'the service' },

@@ -85,7 +85,7 @@ export interface ErrorTables {
   error_group_assignees: { group_id: string; assignee: string; assigned_by: string; assigned_at: number }
   /** the releases whose occurrences leave a group resolved in a release resolved (errors/008) */
   error_group_resolution_releases: { group_id: string; release: string }
-  /** occurrences a group gave up (`trimOccurrences`), counted per minute (`ts`) and per value of what error signals filter by (errors/009) */
+  /** occurrences a group gave up (`trimOccurrences`), counted per minute (`ts`), user and value of what error signals filter by (errors/009) */
   error_trimmed_minutes: {
     id: string
     project_id: string
@@ -97,6 +97,8 @@ export interface ErrorTables {
     service: string | null
     /** the capture's `level` (Sentry's, kept in an occurrence's metadata) */
     level: string | null
+    /** the user as `errors.users` names one (user.id, else user.email, else user.ip_address), or null */
+    user_key: string | null
     events: number
   }
   /** counts appended by captures, folded into the group, day and tag rows by `foldCounts` */
