@@ -1,7 +1,8 @@
 // Alerts: BENCH_ALERTS_RULES rules (default 1,000) of mixed signals at a 60 s interval over BENCH_ALERTS_LOG_EVENTS log
 // events (default 10,000,000) and BENCH_ALERTS_OTHER_EVENTS (default 100,000) of errors, spans, metrics and deploys,
-// spread over 7 days. Prints, each beside its bound: one evaluation cycle of every rule; ingest over loopback with and
-// without cycles running (BENCH_ALERTS_INGEST_ROUNDS runs of each, default 3, in turns; the medians); threshold
+// spread over 7 days. Prints, each beside its bound: one evaluation cycle of every rule; ingest of realistic logs over
+// loopback, from a load generator process, with and without cycles running (BENCH_ALERTS_INGEST_ROUNDS runs of each,
+// default 5, in turns; the medians); threshold
 // crossing (the ingest's 200) to the notification at a loopback receiver, for interval rules and for event-driven
 // ones (a new error group); a 7-day backtest of a log rule and of an error rule.
 // TEST_DATABASES=sqlite (or postgres) narrows the databases.
@@ -13,13 +14,14 @@ import { writeEvents, type AcceptedEvent } from '../src/modules/write-events.ts'
 import { alertDb } from '../src/alerts/tables.ts'
 import { createProject, DIALECTS, event, ingest, type Dialect, startTestPortal, type TestPortal, type TestProject } from '../test/support/portal.ts'
 import { startReceiver } from '../test/webhooks/receiver.ts'
+import { runLoad } from './load-generator.ts'
 
 const RULES = Number(process.env.BENCH_ALERTS_RULES ?? 1_000)
 const LOG_EVENTS = Number(process.env.BENCH_ALERTS_LOG_EVENTS ?? 10_000_000)
 const OTHER_EVENTS = Number(process.env.BENCH_ALERTS_OTHER_EVENTS ?? 100_000)
 const INGEST_SECONDS = Number(process.env.BENCH_ALERTS_INGEST_SECONDS ?? 10)
 /** ingest runs without and with cycles, taken in turns; their medians are compared */
-const INGEST_ROUNDS = Number(process.env.BENCH_ALERTS_INGEST_ROUNDS ?? 3)
+const INGEST_ROUNDS = Number(process.env.BENCH_ALERTS_INGEST_ROUNDS ?? 5)
 const LATENCY_SAMPLES = Number(process.env.BENCH_ALERTS_LATENCY_SAMPLES ?? 20)
 const SPAN_MS = 7 * 86_400_000
 const ROWS_PER_TRANSACTION = 5_000
@@ -90,25 +92,20 @@ async function cycle(t: TestPortal): Promise<number> {
   }
 }
 
+/** Ingest of realistic logs from a load generator in its own process (bench/load-generator.ts), while `during` runs again and again. */
 async function ingestRate(t: TestPortal, project: TestProject, during: () => Promise<unknown>, seconds = INGEST_SECONDS): Promise<number> {
   let stop = false
   const background = (async () => {
     while (!stop) await during()
   })()
-  const until = performance.now() + seconds * 1000
-  let accepted = 0
-  await Promise.all(
-    Array.from({ length: 4 }, async () => {
-      while (performance.now() < until) {
-        const res = await ingest(t, project, Array.from({ length: 100 }, (_, i) => event('log', { level: 'info', message: `live ${i}` })))
-        if (res.status !== 200) throw new Error(`ingest: ${res.status}`)
-        accepted += 100
-      }
-    }),
-  )
-  stop = true
-  await background
-  return accepted / seconds
+  try {
+    const load = await runLoad({ url: t.url, key: project.key, secret: project.webhookSecret, seconds, batchSize: 100, connections: 16, bodies: 2000 })
+    if (load.errors > 0 || load.non2xx > 0) throw new Error(`ingest: ${load.non2xx} non-2xx answers, ${load.errors} connection errors`)
+    return load.eventsPerSecond
+  } finally {
+    stop = true
+    await background
+  }
 }
 
 function median(samples: number[]): number {
