@@ -172,11 +172,22 @@ async function benchDialect(dialect: Dialect): Promise<void> {
     await cycle(t) // the first cycle also warms the caches
     const cycleMs = await cycle(t)
     line(`evaluation cycle, ${RULES} rules`, `${cycleMs} ms`, `< ${BOUNDS.cycleMs} ms`, cycleMs < BOUNDS.cycleMs)
+    // On the seeded folder, written in time order as logs arrive: the ingest rounds below send realistic logs whose
+    // times sweep the last 7 days in every round, out of the stored order, which DuckDB's zone maps on ts then skip less.
+    for (const [what, rule] of [
+      ['7-day backtest, log rule', { signal: 'logs.count', filters: { level: 'error' } }],
+      ['7-day backtest, error rule', { signal: 'errors.events', filters: { environment: 'production' } }],
+    ] as const) {
+      const ms = await timed(async () => {
+        const res = await t.request('POST', '/api/alerts/preview', { token: t.adminToken, body: { projectId: project.id, range: '7d', rule: { name: 'bt', windowSeconds: 3600, intervalSeconds: 60, condition: { op: 'above', critical: 10 }, ...rule } } })
+        if (res.status !== 200) throw new Error(res.text)
+      })
+      line(what, `${ms.toFixed(0)} ms`, `< ${BOUNDS.backtestMs} ms`, ms < BOUNDS.backtestMs)
+    }
     const pause = () => new Promise((resolve) => setTimeout(resolve, 100))
     // the process's first ingest over HTTP warms its path up: measured, it came out below the "with cycles" one
     await ingestRate(t, project, pause, 3)
-    // In turns, and the medians: one run of each, back to back, came out 0 % and 11.7 % apart in two runs of one
-    // build, as this machine's speed drifts.
+    // In turns, and the medians, so that the machine's drift falls on both sides alike.
     const quietRates: number[] = []
     const busyRates: number[] = []
     for (let round = 0; round < INGEST_ROUNDS; round++) {
@@ -192,16 +203,6 @@ async function benchDialect(dialect: Dialect): Promise<void> {
     line(`crossing → receiver, ${LATENCY_INTERVAL_S} s interval, p99`, `${intervalP99} ms`, `< ${BOUNDS.intervalLatencyMs} ms`, intervalP99 < BOUNDS.intervalLatencyMs)
     const eventP99 = p99(await crossingLatency(t, project, 'event'))
     line('new error group → receiver, p99', `${eventP99} ms`, `< ${BOUNDS.eventLatencyMs} ms`, eventP99 < BOUNDS.eventLatencyMs)
-    for (const [what, rule] of [
-      ['7-day backtest, log rule', { signal: 'logs.count', filters: { level: 'error' } }],
-      ['7-day backtest, error rule', { signal: 'errors.events', filters: { environment: 'production' } }],
-    ] as const) {
-      const ms = await timed(async () => {
-        const res = await t.request('POST', '/api/alerts/preview', { token: t.adminToken, body: { projectId: project.id, range: '7d', rule: { name: 'bt', windowSeconds: 3600, intervalSeconds: 60, condition: { op: 'above', critical: 10 }, ...rule } } })
-        if (res.status !== 200) throw new Error(res.text)
-      })
-      line(what, `${ms.toFixed(0)} ms`, `< ${BOUNDS.backtestMs} ms`, ms < BOUNDS.backtestMs)
-    }
     const stored = Number((await sql<{ n: number }>`select count(*) as n from log_events`.execute(t.portal.ctx.storage.eventsOf('log_events').db)).rows[0].n)
     console.log(`  ${dialect.padEnd(8)} (${stored} log events stored at the end)`)
   } finally {
