@@ -361,7 +361,7 @@ for (const dialect of DIALECTS) {
     })
 
     test('a group past the 100 occurrences it keeps still counts every event and every user of the window', async () => {
-      const project = await createProject(t)
+      const { project, endpoint } = await projectWithEndpoint('/busy-group')
       const at = new Date(Date.now() - 120_000).toISOString()
       // 150 users: 30 of them in staging (every fifth error), 120 in production
       const errors = Array.from({ length: 250 }, (_, i) =>
@@ -388,6 +388,14 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await valueOf({ by: 'environment' }), { production: 200, staging: 50 })
       assert.deepEqual(await valueOf({ by: 'group' }), { [group.fingerprint]: 250 })
       assert.deepEqual(await valueOf({}, 'errors.users'), { '': 150 })
+      // the notification ranks the group by the same count
+      await valueOf({ targets: { endpointIds: [endpoint.id] } })
+      const firing = await eventually(
+        () => receiver.callsTo('/busy-group').map((call) => verifyCall(endpoint.secret, call) as any).find((message) => message.type === 'alert.firing'),
+        10_000,
+        'the firing notification',
+      )
+      assert.deepEqual(firing.data.topContributors.map((c: any) => [c.detail, c.value]), [[group.fingerprint, 250]])
       assert.deepEqual(await valueOf({ by: 'environment' }, 'errors.users'), { production: 120, staging: 30 })
     })
 

@@ -69,15 +69,24 @@ async function usersAffected(ctx: PortalContext, query: SignalQuery) {
 
 const TOP_GROUPS = 5
 
-/** The groups with the most occurrences of the window in the series. */
+/** The groups with the most occurrences of the window in the series, kept or given up. */
 async function topGroups(ctx: PortalContext, query: SignalQuery, series: string): Promise<Contributor[]> {
   const narrowed = query.by === undefined ? query : { ...query, filters: { ...query.filters, [query.by]: series } }
-  const { rows } = windowEvents(ctx, OCCURRENCE_WINDOW, narrowed)
-  const counts = await rows.select((eb) => ['group_id', eb.fn.countAll().as('occurrences')]).groupBy('group_id').orderBy('occurrences', 'desc').limit(TOP_GROUPS).execute()
-  const ids = (counts as { group_id: string; occurrences: unknown }[]).map((row) => row.group_id)
-  if (ids.length === 0) return []
-  const groups = new Map((await errorDb(ctx.storage.db).selectFrom('error_groups').select(['id', 'fingerprint', 'name', 'message']).where('id', 'in', ids).execute()).map((g) => [g.id, g]))
-  return (counts as { group_id: string; occurrences: unknown }[]).map((row) => {
+  const perGroup = (window: EventWindow) =>
+    windowEvents(ctx, window, narrowed)
+      .rows.select((eb) => ['group_id', (window.weight === undefined ? eb.fn.countAll() : eb.fn.sum(window.weight)).as('occurrences')])
+      .groupBy('group_id')
+  const db = errorDb(ctx.storage.db)
+  const counts = (await db
+    .selectFrom(perGroup(OCCURRENCE_WINDOW).unionAll(perGroup(TRIMMED_WINDOW) as never).as('counted'))
+    .select((eb) => ['group_id', eb.fn.sum('occurrences').as('occurrences')] as never)
+    .groupBy('group_id' as never)
+    .orderBy('occurrences' as never, 'desc')
+    .limit(TOP_GROUPS)
+    .execute()) as { group_id: string; occurrences: unknown }[]
+  if (counts.length === 0) return []
+  const groups = new Map((await db.selectFrom('error_groups').select(['id', 'fingerprint', 'name', 'message']).where('id', 'in', counts.map((row) => row.group_id)).execute()).map((g) => [g.id, g]))
+  return counts.map((row) => {
     const group = groups.get(row.group_id)
     return { label: group ? `${group.name}: ${group.message}`.slice(0, 300) : row.group_id, value: Number(row.occurrences), detail: group?.fingerprint }
   })
