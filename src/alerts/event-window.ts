@@ -1,4 +1,4 @@
-import { sql, type Expression, type SelectQueryBuilder } from 'kysely'
+import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely'
 import type { PortalContext } from '../context.ts'
 import type { TablesByName } from '../modules/module.ts'
 import { eventsDb } from '../modules/read-route.ts'
@@ -59,6 +59,11 @@ export async function countWindowEvents(ctx: PortalContext, spec: EventWindow | 
   })
 }
 
+/** The events a window's rows hold: one a row, or the sum of its `weight` column. */
+export function eventCount(spec: EventWindow) {
+  return (eb: ExpressionBuilder<TablesByName, string>) => (spec.weight === undefined ? eb.fn.countAll() : eb.fn.coalesce(eb.fn.sum(spec.weight), sql.lit(0)))
+}
+
 /** Each window's events per series (and per minute), as rows of `series`, `value` (and `minute`). */
 function countsOf(ctx: PortalContext, specs: EventWindow[], query: SignalQuery, perMinute: boolean) {
   return specs.map((spec) => {
@@ -67,7 +72,7 @@ function countsOf(ctx: PortalContext, specs: EventWindow[], query: SignalQuery, 
     const minute = sql<number>`ts - ts % ${sql.lit(60_000)}`
     const counted = rows.select((eb) => [
       eb.fn.coalesce(eb.cast(series, 'text'), sql.lit(NO_VALUE_SERIES)).as('series'),
-      (spec.weight === undefined ? eb.fn.countAll() : eb.fn.coalesce(eb.fn.sum(spec.weight), sql.lit(0))).as('value'),
+      eventCount(spec)(eb).as('value'),
       ...(perMinute ? [minute.as('minute')] : []),
     ])
     const groups = [...(query.by === undefined ? [] : ['series']), ...(perMinute ? ['minute'] : [])]

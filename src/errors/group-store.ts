@@ -603,7 +603,6 @@ export function traceIdOf(metadata: Record<string, unknown>): string | null {
   return typeof traceId === 'string' && traceId !== '' && traceId.length <= 128 ? traceId : null
 }
 
-/** Deletes a group's occurrences older than the most recent OCCURRENCES_KEPT_PER_GROUP. */
 /** The user an occurrence counts for, as Sentry's "users affected": `user.id`, else `user.email`, else `user.ip_address`. */
 export function occurrenceUser(storage: Pick<Storage, 'jsonPathText'>) {
   const path = (key: string) => storage.jsonPathText('metadata', ['user', key])
@@ -625,7 +624,8 @@ export async function trimOccurrences(trx: ErrorDb, storage: Storage, groupId: s
     .offset(OCCURRENCES_KEPT_PER_GROUP - 1)
     .executeTakeFirst()
   if (!oldestKept) return
-  const givenUp = trx.selectFrom('error_occurrences').where('group_id', '=', groupId).where(sql<boolean>`(ts, id) < (${oldestKept.ts}, ${oldestKept.id})`)
+  const pastKept = sql<boolean>`group_id = ${groupId} and (ts, id) < (${oldestKept.ts}, ${oldestKept.id})`
+  const givenUp = trx.selectFrom('error_occurrences').where(pastKept)
   const minute = sql<number>`ts - ts % ${sql.lit(60_000)}`
   const counted = await givenUp
     .select((eb) => [
@@ -658,11 +658,7 @@ export async function trimOccurrences(trx: ErrorDb, storage: Storage, groupId: s
     events: Number(row.events),
   }))
   for (let start = 0; start < rows.length; start += 1000) await trx.insertInto('error_trimmed_minutes').values(rows.slice(start, start + 1000)).execute()
-  await trx
-    .deleteFrom('error_occurrences')
-    .where('group_id', '=', groupId)
-    .where(sql<boolean>`(ts, id) < (${oldestKept.ts}, ${oldestKept.id})`)
-    .execute()
+  await trx.deleteFrom('error_occurrences').where(pastKept).execute()
 }
 
 export function notificationData(row: GroupRow): Record<string, unknown> {

@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely'
 import type { AlertSignal, Contributor, SignalQuery } from '../alerts/signal.ts'
-import { column, columnIs, countWindowEvents, NO_VALUE_SERIES, windowEvents, type EventWindow, type WindowFilter } from '../alerts/event-window.ts'
+import { column, columnIs, countWindowEvents, eventCount, NO_VALUE_SERIES, windowEvents, type EventWindow, type WindowFilter } from '../alerts/event-window.ts'
 import type { PortalContext } from '../context.ts'
 import type { EventStore } from '../storage/event-store.ts'
 import { occurrenceUser } from './group-store.ts'
@@ -74,7 +74,7 @@ async function topGroups(ctx: PortalContext, query: SignalQuery, series: string)
   const narrowed = query.by === undefined ? query : { ...query, filters: { ...query.filters, [query.by]: series } }
   const perGroup = (window: EventWindow) =>
     windowEvents(ctx, window, narrowed)
-      .rows.select((eb) => ['group_id', (window.weight === undefined ? eb.fn.countAll() : eb.fn.sum(window.weight)).as('occurrences')])
+      .rows.select((eb) => ['group_id', eventCount(window)(eb).as('occurrences')])
       .groupBy('group_id')
   const db = errorDb(ctx.storage.db)
   const counts = (await db

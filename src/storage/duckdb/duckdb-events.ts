@@ -129,7 +129,7 @@ type ColumnType = 'VARCHAR' | 'BIGINT' | 'DOUBLE'
  * it was columnar, keeps them there, read and written where they are rather than hidden after an upgrade;
  * once retention has emptied it, the next start moves it (docs/event-store.md). A table DuckDB holds stays.
  */
-export async function withDuckdbEvents(storage: Storage, file: string, columnarTables: readonly string[], every: boolean, freeTextColumns: Record<string, readonly string[]> = {}): Promise<Storage> {
+export async function withDuckdbEvents(storage: Storage, file: string, columnarTables: readonly string[], every: boolean, freeTextColumns: Record<string, readonly string[]>): Promise<Storage> {
   const duckdbFile = eventsFileBeside(file)
   const withRows = every ? [] : await tablesWithRows(storage, columnarTables)
   // A folder of rows only, from before DuckDB: no events.duckdb is made for it.
