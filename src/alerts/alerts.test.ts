@@ -198,6 +198,24 @@ for (const dialect of DIALECTS) {
       assert.match(message.data.topContributors[0].label, /TypeError: cart is undefined/)
     })
 
+    test('an event-driven rule fires while a paced cycle of interval rules is still under way', async () => {
+      const { project, endpoint } = await projectWithEndpoint('/beside-cycle')
+      await createRule({ projectId: project.id, name: 'new issues', signal: 'errors.new_group', windowSeconds: 3600, intervalSeconds: 86_400, condition: { op: 'above', critical: 0 }, targets: { endpointIds: [endpoint.id] } })
+      const intervalRules: string[] = []
+      for (let i = 0; i < 200; i++) intervalRules.push((await createRule({ ...errorLogsRule(project.id, []), name: `cycle ${i}`, intervalSeconds: 60 })).id)
+      const db = t.portal.ctx.storage.db
+      const cycleStart = Date.now()
+      // every interval rule due at once: a tick spreads them over its pace (7.5 s) in claims of 32
+      await sql`update alert_rules set next_evaluation_at = ${cycleStart} where id in (${sql.join(intervalRules)})`.execute(db)
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      const captured = await t.request('POST', '/api/errors/capture', { token: project.key, body: { name: 'RangeError', message: 'beside a cycle' } })
+      assert.equal(captured.status, 201, captured.text)
+      await eventually(() => receiver.callsTo('/beside-cycle').find((c) => JSON.parse(c.body).type === 'alert.firing'), 10_000, 'the new-group alert')
+      const behind = await sql<{ n: number }>`select count(*) as n from alert_rules where id in (${sql.join(intervalRules)}) and evaluated_through < ${cycleStart}`.execute(db)
+      assert.ok(Number(behind.rows[0].n) > 0, 'the alert came only after the cycle had ended')
+      await sql`update alert_rules set enabled = 0 where id in (${sql.join(intervalRules)})`.execute(db)
+    })
+
     test('past 100 series one "too many series" alert fires, never a flood', async () => {
       const { project, endpoint } = await projectWithEndpoint('/flood')
       const rule = await createRule({ ...errorLogsRule(project.id, [endpoint.id]), by: 'module', condition: { op: 'above', critical: 0 } })

@@ -19,11 +19,14 @@ const TOO_MANY_SERIES = '(too many series)'
 /** How often a portal looks for due rules and for events that trigger rules at once. */
 const TICK_MS = 250
 const RULES_PER_CLAIM = 32
-/** One rule at a time: a tick has one query in flight, and DUTY bounds the share of the time it has one. */
+/** One rule at a time: a tick has one query in flight, and its pacing decides the share of the time it has one. */
 const CONCURRENT_EVALUATIONS = 1
-/** A tick's share of the time while it paces itself, and for how long from its start it does. */
-const DUTY = 0.25
-const PACED_MS = 5_000
+/**
+ * A tick spreads the rules due at its start so that its last claim ends about this long after it started (at most
+ * half the shortest interval among them): the same work a quarter as dense leaves the cores to ingest, and a cycle of
+ * 1,000 rules stays inside the 10 s it may take. With more work than that, it runs unpaced.
+ */
+const PACE_MS = 7_500
 const DAY_MS = 86_400_000
 
 /**
@@ -308,21 +311,14 @@ async function deliverableTargets(trx: Connection, rule: Rule): Promise<string[]
  * statement, one commit: a claim per rule cost a commit each, 1.2 s of a 6.5 s cycle of 1,000 rules. A portal that
  * dies after its claim leaves the rule to the next interval, evaluated from the states stored.
  */
-async function claimDueRules(ctx: PortalContext, now: number): Promise<Rule[]> {
-  const db = alertDb(ctx.storage)
-  const due = db
-    .selectFrom('alert_rules')
-    .select('id')
-    .where('enabled', '=', 1)
-    .where('next_evaluation_at', '<=', now)
-    // a deleted project's rules stay with its rows (DESIGN: Projects), and rest
-    .where('project_id', 'in', db.selectFrom('projects').select('id').where('deleted_at', 'is', null))
-    .orderBy('next_evaluation_at')
-    .limit(RULES_PER_CLAIM)
-  const claimed = await db
+async function claimDueRules(ctx: PortalContext, now: number, signals?: string[]): Promise<Rule[]> {
+  const claimed = await alertDb(ctx.storage)
+    // Materialised, the claim's rules are chosen once: as a subquery under `in`, PostgreSQL chose them again for
+    // each due rule, and a cycle of 1,000 rules spent some 2 s of its CPU there.
+    .with((cte) => cte('claim').materialized(), () => dueRules(ctx, now, signals).select('id').orderBy('next_evaluation_at').limit(RULES_PER_CLAIM))
     .updateTable('alert_rules')
     .set({ next_evaluation_at: sql<number>`${sql.lit(now)} + interval_seconds * 1000` })
-    .where('id', 'in', due)
+    .where('id', 'in', (eb) => eb.selectFrom('claim').select('claim.id'))
     .where('enabled', '=', 1)
     .where('next_evaluation_at', '<=', now)
     .returningAll()
@@ -330,11 +326,31 @@ async function claimDueRules(ctx: PortalContext, now: number): Promise<Rule[]> {
   return claimed.map((row) => ruleOf(row, ctx.storage.parseJson))
 }
 
-/** Rules of the signals an event just committed triggers (a new error group) become due now. */
-async function dueOnTriggers(ctx: PortalContext): Promise<void> {
+/** The enabled rules due at `now` (of `signals` only, when given), of live projects. */
+function dueRules(ctx: PortalContext, now: number, signals?: string[]) {
+  const db = alertDb(ctx.storage)
+  let due = db
+    .selectFrom('alert_rules')
+    .where('enabled', '=', 1)
+    .where('next_evaluation_at', '<=', now)
+    // a deleted project's rules stay with its rows (DESIGN: Projects), and rest
+    .where('project_id', 'in', db.selectFrom('projects').select('id').where('deleted_at', 'is', null))
+  if (signals) due = due.where('signal', 'in', signals)
+  return due
+}
+
+async function countDueRules(ctx: PortalContext, now: number): Promise<number> {
+  const row = await dueRules(ctx, now)
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow()
+  return Number(row.n)
+}
+
+/** Rules of the signals an event just committed triggers (a new error group) become due now; false when none did. */
+async function dueOnTriggers(ctx: PortalContext): Promise<boolean> {
   const db = alertDb(ctx.storage)
   const triggers = await db.selectFrom('alert_triggers').select(['id', 'project_id', 'notification_type']).orderBy('id').limit(500).execute()
-  if (triggers.length === 0) return
+  if (triggers.length === 0) return false
   const now = Date.now()
   await db.transaction().execute(async (trx) => {
     for (const [projectId, types] of groupTriggers(triggers)) {
@@ -343,6 +359,7 @@ async function dueOnTriggers(ctx: PortalContext): Promise<void> {
     }
     await trx.deleteFrom('alert_triggers').where('id', 'in', triggers.map((trigger) => trigger.id)).execute()
   })
+  return true
 }
 
 function groupTriggers(triggers: { project_id: string; notification_type: string }[]): Map<string, Set<string>> {
@@ -356,17 +373,19 @@ function groupTriggers(triggers: { project_id: string; notification_type: string
 }
 
 /**
- * Every portal runs this: each tick, triggered rules become due, and the rules due at the tick's start are claimed and
- * evaluated for windows ending then, so that rules counting the same events share the count of the minutes not yet
- * settled (src/alerts/minute-counts.ts). For its first PACED_MS a tick works at most DUTY of the time, so that rules
- * due at once leave the cores to ingest; past that it runs unpaced, so that a cycle stays within about PACED_MS plus
- * its work. Returns how to stop it.
+ * Every portal runs this. Each tick claims the rules due at its start and evaluates them for windows ending then, so
+ * that rules counting the same events share the count of the minutes not yet settled (src/alerts/minute-counts.ts);
+ * it paces its claims over PACE_MS (see there). Beside it, so that no paced tick holds them back, the rules that an
+ * event makes due (a new error group) are claimed and evaluated within a tick of the event. Returns how to stop it.
  */
 export function startAlerting(ctx: PortalContext): () => Promise<void> {
   let stopped = false
-  let timer: NodeJS.Timeout | undefined
-  let running: Promise<void> = Promise.resolve()
+  const timers = new Set<NodeJS.Timeout>()
+  const running = new Set<Promise<void>>()
   const counts = createMinuteCounts()
+  const eventDriven = alertSignals()
+    .filter((signal) => signal.triggeredBy !== undefined)
+    .map((signal) => signal.name)
 
   async function evaluateClaim(claimed: Rule[], at: number) {
     const known = await instancesOf(ctx.storage.db, claimed.map((rule) => rule.id))
@@ -385,32 +404,57 @@ export function startAlerting(ctx: PortalContext): () => Promise<void> {
     await applyOutcomes(ctx, evaluated).catch((error) => ctx.log.warn({ err: error }, 'alert rule evaluations could not be recorded; the next interval retries'))
   }
 
+  /**
+   * The rules due now, claim by claim. After each full claim it counts the rules still due, and waits so that their
+   * expected work (at the mean so far) ends near the pace's end, in equal gaps: a wait of a claim's work times
+   * (pace − elapsed − remaining work) / remaining work.
+   */
   async function tick() {
-    await dueOnTriggers(ctx)
     const at = Date.now()
+    let paceMs = PACE_MS
+    let busyMs = 0
+    let evaluatedRules = 0
     for (;;) {
       const started = Date.now()
       const claimed = await claimDueRules(ctx, at)
       if (claimed.length === 0 || stopped) return
       await evaluateClaim(claimed, at)
-      const busy = Date.now() - started
-      if (Date.now() - at < PACED_MS && !stopped) await new Promise((resolve) => setTimeout(resolve, (busy * (1 - DUTY)) / DUTY))
+      busyMs += Date.now() - started
+      evaluatedRules += claimed.length
+      paceMs = Math.min(paceMs, ...claimed.map((rule) => (rule.intervalSeconds * 1000) / 2))
+      if (claimed.length < RULES_PER_CLAIM) continue // likely the last: the next claim tells
+      const remaining = await countDueRules(ctx, at)
+      const slackMs = paceMs - (Date.now() - at) - remaining * (busyMs / evaluatedRules)
+      if (remaining > 0 && slackMs > 0 && !stopped) await new Promise((resolve) => setTimeout(resolve, slackMs / Math.ceil(remaining / RULES_PER_CLAIM)))
     }
   }
 
-  function schedule() {
-    if (stopped) return
-    timer = setTimeout(() => {
-      running = tick()
-        .catch((error) => ctx.log.warn({ err: error }, 'alert scheduler tick failed; the next one retries'))
-        .finally(schedule)
-    }, TICK_MS)
+  /** The event-driven rules that triggers made due, for windows ending now: they see the event. */
+  async function triggeredTick() {
+    if (!(await dueOnTriggers(ctx))) return
+    const at = Date.now()
+    for (let claimed = await claimDueRules(ctx, at, eventDriven); claimed.length > 0 && !stopped; claimed = await claimDueRules(ctx, at, eventDriven)) await evaluateClaim(claimed, at)
   }
-  schedule()
+
+  function loop(run: () => Promise<void>, failure: string) {
+    if (stopped) return
+    const timer = setTimeout(() => {
+      timers.delete(timer)
+      const done = run()
+        .catch((error) => ctx.log.warn({ err: error }, failure))
+        .finally(() => {
+          running.delete(done)
+          loop(run, failure)
+        })
+      running.add(done)
+    }, TICK_MS)
+    timers.add(timer)
+  }
+  loop(tick, 'alert scheduler tick failed; the next one retries')
+  loop(triggeredTick, 'alert trigger tick failed; the next one retries')
   return async () => {
     stopped = true
-    clearTimeout(timer)
-    await running
+    for (const timer of timers) clearTimeout(timer)
+    await Promise.all(running)
   }
 }
-
