@@ -406,8 +406,8 @@ export function startAlerting(ctx: PortalContext): () => Promise<void> {
 
   /**
    * The rules due now, claim by claim. After each full claim it counts the rules still due, and waits so that their
-   * expected work (at the mean so far) ends near the pace's end, in equal gaps: a wait of a claim's work times
-   * (pace − elapsed − remaining work) / remaining work.
+   * expected work ends near the pace's end: the time to spare (pace − elapsed − remaining work) in equal gaps before
+   * the claims left.
    */
   async function tick() {
     const at = Date.now()
@@ -419,12 +419,15 @@ export function startAlerting(ctx: PortalContext): () => Promise<void> {
       const claimed = await claimDueRules(ctx, at)
       if (claimed.length === 0 || stopped) return
       await evaluateClaim(claimed, at)
-      busyMs += Date.now() - started
+      const claimMs = Date.now() - started
+      busyMs += claimMs
       evaluatedRules += claimed.length
       paceMs = Math.min(paceMs, ...claimed.map((rule) => (rule.intervalSeconds * 1000) / 2))
       if (claimed.length < RULES_PER_CLAIM) continue // likely the last: the next claim tells
       const remaining = await countDueRules(ctx, at)
-      const slackMs = paceMs - (Date.now() - at) - remaining * (busyMs / evaluatedRules)
+      // the slower of the mean and the last claim, so that work growing through a cycle does not overrun the pace
+      const perRuleMs = Math.max(busyMs / evaluatedRules, claimMs / claimed.length)
+      const slackMs = paceMs - (Date.now() - at) - remaining * perRuleMs
       if (remaining > 0 && slackMs > 0 && !stopped) await new Promise((resolve) => setTimeout(resolve, slackMs / Math.ceil(remaining / RULES_PER_CLAIM)))
     }
   }
