@@ -1,6 +1,7 @@
 // Alerts: BENCH_ALERTS_RULES rules (default 1,000) of mixed signals at a 60 s interval over BENCH_ALERTS_LOG_EVENTS log
 // events (default 10,000,000) and BENCH_ALERTS_OTHER_EVENTS (default 100,000) of errors, spans, metrics and deploys,
-// spread over 7 days. Prints, each beside its bound: one evaluation cycle of every rule; ingest of realistic logs over
+// spread over 7 days. Prints first the ingest rounds' load against a bare server (the machine's speed in this run),
+// then, each beside its bound: one evaluation cycle of every rule, with its CPU; ingest of realistic logs over
 // loopback, from a load generator process, with and without cycles running (BENCH_ALERTS_INGEST_ROUNDS runs of each,
 // default 5, in turns; the medians); threshold
 // crossing (the ingest's 200) to the notification at a loopback receiver, for interval rules and for event-driven
@@ -15,6 +16,7 @@ import { writeEvents, type AcceptedEvent } from '../src/modules/write-events.ts'
 import { alertDb } from '../src/alerts/tables.ts'
 import { createProject, DIALECTS, event, ingest, type Dialect, startTestPortal, type TestPortal, type TestProject } from '../test/support/portal.ts'
 import { startReceiver } from '../test/webhooks/receiver.ts'
+import { withBaseline } from './ingest.ts'
 import { runLoad } from './load-generator.ts'
 
 const RULES = Number(process.env.BENCH_ALERTS_RULES ?? 1_000)
@@ -245,5 +247,8 @@ async function benchDialect(dialect: Dialect): Promise<void> {
 }
 
 export async function run(): Promise<void> {
+  // This machine's speed in the same run, since it drifts: the rounds' load against a bare server that only checks and answers.
+  const bare = await withBaseline((target) => runLoad({ url: target.url, key: target.key, secret: target.secret, seconds: INGEST_SECONDS, batchSize: 100, connections: 16, bodies: 2000 }))
+  console.log(`  bound: the ingest rounds' load against a bare Node server (bench/baseline-server.ts): ${bare.eventsPerSecond.toFixed(0)} ev/s`)
   for (const dialect of DIALECTS) await benchDialect(dialect)
 }

@@ -23,7 +23,7 @@ const RULES_PER_CLAIM = 32
 const CONCURRENT_EVALUATIONS = 1
 /**
  * A tick spreads the rules due at its start so that its last claim ends about this long after it started (at most
- * half the shortest interval among them): the same work a quarter as dense leaves the cores to ingest, and a cycle of
+ * half the shortest interval among them): the same work spread thinner leaves the cores to ingest, and a cycle of
  * 1,000 rules stays inside the 10 s it may take. With more work than that, it runs unpaced.
  */
 const PACE_MS = 7_500
@@ -313,8 +313,8 @@ async function deliverableTargets(trx: Connection, rule: Rule): Promise<string[]
  */
 async function claimDueRules(ctx: PortalContext, now: number, signals?: string[]): Promise<Rule[]> {
   const claimed = await alertDb(ctx.storage)
-    // Materialised, the claim's rules are chosen once: as a subquery under `in`, PostgreSQL chose them again for
-    // each due rule, and a cycle of 1,000 rules spent some 2 s of its CPU there.
+    // Materialised, the claim's rules are chosen once: as a subquery under `in`, PostgreSQL (on statistics taken
+    // before the rules were due) chose them again for each due rule, and a cycle of 1,000 rules spent some 2 s there.
     .with((cte) => cte('claim').materialized(), () => dueRules(ctx, now, signals).select('id').orderBy('next_evaluation_at').limit(RULES_PER_CLAIM))
     .updateTable('alert_rules')
     .set({ next_evaluation_at: sql<number>`${sql.lit(now)} + interval_seconds * 1000` })
