@@ -436,7 +436,11 @@ export function startAlerting(ctx: PortalContext): () => Promise<void> {
   async function triggeredTick() {
     if (!(await dueOnTriggers(ctx))) return
     const at = Date.now()
-    for (let claimed = await claimDueRules(ctx, at, eventDriven); claimed.length > 0 && !stopped; claimed = await claimDueRules(ctx, at, eventDriven)) await evaluateClaim(claimed, at)
+    for (;;) {
+      const claimed = await claimDueRules(ctx, at, eventDriven)
+      if (claimed.length === 0 || stopped) return
+      await evaluateClaim(claimed, at)
+    }
   }
 
   function loop(run: () => Promise<void>, failure: string) {
