@@ -4,7 +4,7 @@ import zlib from 'node:zlib'
 import { DuckDBInstance, listValue, type DuckDBConnection } from '@duckdb/node-api'
 import { Kysely, sql, type Generated } from 'kysely'
 import { percentilesAtRanks } from '../percentiles.ts'
-import { likePattern, StoreUnavailableError, type SpaceManagement, type Storage } from '../storage.ts'
+import { StoreUnavailableError, type SpaceManagement, type Storage } from '../storage.ts'
 import { nthNewestByOffset, type EventOutbox, type EventPosition, type EventRows, type EventStore, type OutboxState } from '../event-store.ts'
 import { tablesOf, type Connection, type Database } from '../tables.ts'
 import type { Migration } from '../migrations.ts'
@@ -502,7 +502,8 @@ export async function withDuckdbEvents(storage: Storage, file: string, columnarT
     storedData: (_payload, _columns, payloadJson) => payloadJson,
     jsonText: (column, key) => sql<string | null>`json_extract_string(${sql.ref(column)}, ${jsonPath([key])})`,
     jsonPathText: (column, keys) => sql<string | null>`json_extract_string(${sql.ref(column)}, ${jsonPath(keys)})`,
-    containsText: (column, needle) => sql<boolean>`${sql.ref(column)} ilike ${likePattern(needle)} escape '\\'`,
+    // not ILIKE: with an ESCAPE clause DuckDB matches it 2.5–3× slower than this (10M messages: 903 vs 306 ms)
+    containsText: (column, needle) => sql<boolean>`contains(lower(${sql.ref(column)}), lower(${needle}))`,
     percentilesByGroup: (values, columns, percentiles) => percentilesAtRanks(values, columns, percentiles),
     append,
     nthNewest,
