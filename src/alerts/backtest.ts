@@ -1,5 +1,6 @@
 import type { PortalContext } from '../context.ts'
-import { seriesValues, valuesToJudge } from './evaluator.ts'
+import { comparedOffsetMs, seriesValues, valuesToJudge } from './evaluator.ts'
+import { createMinuteCounts, MAX_KEPT_COUNTS } from './minute-counts.ts'
 import { signalOf, type Rule } from './rules.ts'
 import { NEW_INSTANCE, nextStep, type InstanceState } from './state-machine.ts'
 
@@ -7,6 +8,7 @@ export const BACKTEST_RANGES = { '24h': 86_400_000, '7d': 7 * 86_400_000 } as co
 export type BacktestRange = keyof typeof BACKTEST_RANGES
 /** Evaluations a backtest makes at most: the step is the rule's interval, or longer to stay within this. */
 const MAX_POINTS = 288
+const MINUTE_MS = 60_000
 const CONCURRENT_READS = 4
 /** Series charted at most (the ones that fired, then the largest). */
 const MAX_CHARTED_SERIES = 10
@@ -23,25 +25,29 @@ export interface Backtest {
 
 /**
  * The rule evaluated over stored history, as the evaluator would have: at every step of the range (its interval,
- * or range / 288 when longer), each window read the way the evaluator reads it (summaries where they exist), and
- * the state machine run over the values from ok. Counts what it would have fired.
+ * or range / 288 when longer, in whole minutes), each window read the way the evaluator reads it, and the state
+ * machine run over the values from ok. Counts what it would have fired. The steps end at the last whole minute, so
+ * that a window of whole minutes is a sum of minute counts: those of the whole range are read at once, into counts
+ * of this backtest's own (bounded like the evaluator's).
  */
 export async function backtest(ctx: PortalContext, rule: Rule, range: BacktestRange, now = Date.now()): Promise<Backtest> {
   const signal = signalOf(rule)
   const span = BACKTEST_RANGES[range]
-  const stepMs = Math.max(rule.intervalSeconds * 1000, Math.ceil(span / MAX_POINTS / 1000) * 1000)
+  const stepMs = Math.ceil(Math.max(rule.intervalSeconds * 1000, span / MAX_POINTS) / MINUTE_MS) * MINUTE_MS
+  const end = Math.floor(now / MINUTE_MS) * MINUTE_MS
   const times: number[] = []
-  for (let at = now - Math.floor(span / stepMs) * stepMs; at <= now; at += stepMs) times.push(at)
+  for (let at = end - Math.floor(span / stepMs) * stepMs; at <= end; at += stepMs) times.push(at)
+  const counts = createMinuteCounts(MAX_KEPT_COUNTS, { fromMs: times[0] - rule.windowSeconds * 1000 - comparedOffsetMs(rule), toMs: end })
   const found = new Array<Awaited<ReturnType<typeof seriesValues>>>(times.length)
   let next = 0
   await Promise.all(
     Array.from({ length: CONCURRENT_READS }, async () => {
-      for (let index = next++; index < times.length; index = next++) found[index] = await seriesValues(ctx, rule, times[index])
+      for (let index = next++; index < times.length; index = next++) found[index] = await seriesValues(ctx, rule, times[index], counts, now)
     }),
   )
   const states = new Map<string, InstanceState>()
   const points = new Map<string, { at: number; value: number | null }[]>()
-  const result: Backtest = { from: times[0], to: now, stepSeconds: stepMs / 1000, series: [], firings: 0, transitions: [] }
+  const result: Backtest = { from: times[0], to: end, stepSeconds: stepMs / 1000, series: [], firings: 0, transitions: [] }
   for (const [index, at] of times.entries()) {
     const { values } = valuesToJudge(rule, signal, found[index], [...states.keys()])
     for (const [series, value] of values) {

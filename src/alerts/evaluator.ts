@@ -31,20 +31,25 @@ const DAY_MS = 86_400_000
 
 /**
  * The rule's value per series over the window ending at `at`; a change in % when it compares with the day or week
- * before. With `counts` (an evaluation), counts read the settled minutes kept there.
+ * before. Counts read the minutes kept in `counts` that were settled at `now` (the evaluation's time, or a backtest's).
  */
-export async function seriesValues(ctx: PortalContext, rule: Rule, at: number, counts?: MinuteCounts): Promise<SeriesValue[]> {
+export async function seriesValues(ctx: PortalContext, rule: Rule, at: number, counts: MinuteCounts, now = at): Promise<SeriesValue[]> {
   const signal = signalOf(rule)
   const windowMs = rule.windowSeconds * 1000
-  const kept = counts && { counts, scope: { signal: rule.signal, now: at } }
+  const kept = { counts, scope: { signal: rule.signal, now } }
   const ask = (end: number) => signal.evaluate(ctx, { projectId: rule.projectId, fromMs: end - windowMs, toMs: end, filters: rule.filters, aggregate: rule.aggregate, by: rule.by ?? undefined, kept })
   const current = await ask(at)
   if (rule.condition.compareTo === 'value') return current
-  const before = new Map((await ask(at - (rule.condition.compareTo === 'day_before' ? DAY_MS : 7 * DAY_MS))).map((row) => [row.series, row.value]))
+  const before = new Map((await ask(at - comparedOffsetMs(rule))).map((row) => [row.series, row.value]))
   return current.flatMap((row) => {
     const base = before.get(row.series)
     return base === undefined || base === 0 ? [] : [{ series: row.series, value: (100 * (row.value - base)) / Math.abs(base) }]
   })
+}
+
+/** How far before its window a rule's compared window is: a day or a week, or 0 when it compares with a value. */
+export function comparedOffsetMs(rule: Rule): number {
+  return rule.condition.compareTo === 'value' ? 0 : rule.condition.compareTo === 'day_before' ? DAY_MS : 7 * DAY_MS
 }
 
 /**

@@ -1,8 +1,9 @@
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createProject, DIALECTS, event, ingest, startTestPortal, type TestPortal, type TestProject } from '../../test/support/portal.ts'
-import { createMinuteCounts, SETTLE_MS, type MinuteCounts } from './minute-counts.ts'
-import { signalOf } from './rules.ts'
+import { backtest } from './backtest.ts'
+import { createMinuteCounts, SETTLE_MS, type MinuteCounts, type StoredCounts } from './minute-counts.ts'
+import { normalizeRule, signalOf } from './rules.ts'
 import type { SeriesValue } from './signal.ts'
 
 const MINUTE_MS = 60_000
@@ -31,6 +32,31 @@ const QUERIES: CountQuery[] = [
   { filters: {}, by: 'module' },
 ]
 const WINDOWS_S = [300, 1_030, 3_600]
+
+test('with a read-ahead range, the first window keeps the whole range in one read and the windows after it read nothing', async () => {
+  const now = Date.UTC(2026, 0, 1, 12)
+  const times = spread(now - 7_200_000, now, 500)
+  const reads: string[] = []
+  const stored: StoredCounts = {
+    async range(fromMs, toMs) {
+      reads.push('range')
+      return [{ series: '', value: times.filter((ts) => ts >= fromMs && ts < toMs).length }]
+    },
+    async perMinute(fromMs, toMs) {
+      reads.push('perMinute')
+      const minutes = new Map<number, number>()
+      for (const ts of times) if (ts >= fromMs && ts < toMs) minutes.set(ts - (ts % MINUTE_MS), (minutes.get(ts - (ts % MINUTE_MS)) ?? 0) + 1)
+      return [...minutes].map(([minute, value]) => ({ minute, series: '', value }))
+    },
+  }
+  const counts = createMinuteCounts(10_000, { fromMs: now - 7_200_000, toMs: now })
+  const query = { projectId: 'p', filters: {}, aggregate: 'count', by: undefined }
+  for (let at = now - 3_600_000; at < now - SETTLE_MS - 600_000; at += 300_000) {
+    const value = await counts.count({ signal: 'logs.count', now }, 'log_events', { ...query, fromMs: at - 600_000, toMs: at }, stored)
+    assert.deepEqual(value, [{ series: '', value: times.filter((ts) => ts >= at - 600_000 && ts < at).length }])
+  }
+  assert.deepEqual(reads, ['perMinute'])
+})
 
 for (const dialect of DIALECTS) {
   describe(`kept minute counts on ${dialect}`, () => {
@@ -106,6 +132,26 @@ for (const dialect of DIALECTS) {
         assert.ok(counts.size <= bound, `${counts.size} counts kept, over the bound of ${bound}`)
       }
       assert.ok(counts.size > 0, 'minutes were kept')
+    })
+
+    test('a backtest reads its counts ahead, and each window it replays equals a recount of that window', async () => {
+      const project = await createProject(t)
+      const now = Date.now()
+      // up to a second ago: the last windows hold minutes not settled yet
+      await logsAt(t, project, spread(now - 3 * 3_600_000, now - 1_000, 900))
+      const signal = signalOf({ signal: 'logs.count' })
+      // 1,030 s: windows that start within a minute
+      for (const [windowSeconds, query] of [[300, { filters: {}, by: 'level' }], [1_030, { filters: { q: 'payment failed' }, by: undefined }]] as [number, CountQuery][]) {
+        const rule = { ...normalizeRule({ name: 'bt', signal: 'logs.count', filters: query.filters, by: query.by, windowSeconds, intervalSeconds: 60, condition: { op: 'above', critical: 1e9 } }, 'rule'), id: 'r', projectId: project.id, createdAt: now, updatedAt: now, evaluatedThrough: 0 }
+        const result = await backtest(t.portal.ctx, rule, '24h', now)
+        assert.ok(result.series.length > 0)
+        for (const { series, points } of result.series) {
+          for (const { at, value } of points.filter((point) => point.at > now - 3.5 * 3_600_000)) {
+            const recounted = await signal.evaluate(t.portal.ctx, { projectId: project.id, fromMs: at - windowSeconds * 1000, toMs: at, aggregate: 'count', ...query })
+            assert.equal(value, recounted.find((row) => row.series === series)?.value ?? 0, `window ${windowSeconds} s ending ${new Date(at).toISOString()}, series ${series}`)
+          }
+        }
+      }
     })
 
     test('a log arriving later than the settle delay into a kept minute is not counted from the kept counts', async () => {

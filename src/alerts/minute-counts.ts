@@ -28,6 +28,8 @@ interface KeptMinute {
 interface KeptQuery {
   minutes: Map<number, KeptMinute>
   cells: number
+  /** its first fill kept the read-ahead range, or tried to */
+  readAhead: boolean
   /** fills of this query run one after another, so that concurrent evaluations read a minute once */
   filling: Promise<unknown>
 }
@@ -51,7 +53,11 @@ export interface CountScope {
   now: number
 }
 
-export function createMinuteCounts(maxCounts = MAX_KEPT_COUNTS): MinuteCounts {
+/**
+ * `readAhead`: the range its asker reads window by window (a backtest's): a query's first fill keeps every settled
+ * minute of it in one statement, rather than one statement for each window's new minutes.
+ */
+export function createMinuteCounts(maxCounts = MAX_KEPT_COUNTS, readAhead?: { fromMs: number; toMs: number }): MinuteCounts {
   // insertion order is recency: a query read is moved to the end
   const queries = new Map<string, KeptQuery>()
   let cells = 0
@@ -66,7 +72,7 @@ export function createMinuteCounts(maxCounts = MAX_KEPT_COUNTS): MinuteCounts {
       queries.set(key, found)
       return found
     }
-    const created: KeptQuery = { minutes: new Map(), cells: 0, filling: Promise.resolve() }
+    const created: KeptQuery = { minutes: new Map(), cells: 0, readAhead: false, filling: Promise.resolve() }
     queries.set(key, created)
     return created
   }
@@ -127,12 +133,22 @@ export function createMinuteCounts(maxCounts = MAX_KEPT_COUNTS): MinuteCounts {
     },
     async count(scope, table, query, stored) {
       const { fromMs, toMs } = query
-      const settledEnd = Math.min(Math.floor(toMs / MINUTE_MS), Math.floor((scope.now - SETTLE_MS) / MINUTE_MS)) * MINUTE_MS
+      const settledBy = Math.floor((scope.now - SETTLE_MS) / MINUTE_MS) * MINUTE_MS
+      const settledEnd = Math.min(Math.floor(toMs / MINUTE_MS) * MINUTE_MS, settledBy)
       const firstWhole = Math.ceil(fromMs / MINUTE_MS) * MINUTE_MS
       const key = JSON.stringify([scope.signal, table, query.projectId, Object.entries(query.filters).sort(([a], [b]) => (a < b ? -1 : 1)), query.by ?? null])
       if (firstWhole >= settledEnd) return stored.range(fromMs, toMs)
       const kept = keptQuery(key)
-      const filling = kept.filling.then(() => fill(key, kept, firstWhole, settledEnd, stored, scope.now))
+      const filling = kept.filling.then(async () => {
+        if (readAhead && !kept.readAhead) {
+          kept.readAhead = true
+          const aheadFrom = Math.min(firstWhole, Math.ceil(readAhead.fromMs / MINUTE_MS) * MINUTE_MS)
+          const aheadTo = Math.max(settledEnd, Math.min(Math.floor(readAhead.toMs / MINUTE_MS) * MINUTE_MS, settledBy))
+          // too many series to keep them all: each window fills its own minutes
+          if (await fill(key, kept, aheadFrom, aheadTo, stored, scope.now)) return true
+        }
+        return fill(key, kept, firstWhole, settledEnd, stored, scope.now)
+      })
       kept.filling = filling.catch(() => false)
       if (!(await filling)) return stored.range(fromMs, toMs)
       const total = new Map<string, number>()
@@ -144,7 +160,7 @@ export function createMinuteCounts(maxCounts = MAX_KEPT_COUNTS): MinuteCounts {
         recent = new Map()
       }
       const recentKey = JSON.stringify([key, settledEnd, toMs])
-      const unsettled = recent.get(recentKey) ?? stored.range(settledEnd, toMs)
+      const unsettled = recent.get(recentKey) ?? (settledEnd < toMs ? stored.range(settledEnd, toMs) : Promise.resolve([]))
       recent.set(recentKey, unsettled)
       const [head, tail] = await Promise.all([firstWhole > fromMs ? stored.range(fromMs, firstWhole) : [], unsettled])
       for (const row of [...head, ...tail]) add(row.series, row.value)

@@ -15,8 +15,8 @@ export interface SignalQuery {
   /** one of the signal's `dimensions`, or undefined for one series */
   by: string | undefined
   /**
-   * Set by the evaluator (not by backtests, whose windows would fill it with history): the portal's kept per-minute
-   * counts, which a count over the window reads for its settled minutes (`countWindowEvents` does).
+   * Set by the evaluator and by backtests (each its own): kept per-minute counts, which a count over the window reads
+   * for its settled minutes (`countWindowEvents` does).
    */
   kept?: { counts: MinuteCounts; scope: CountScope }
 }
