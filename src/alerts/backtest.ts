@@ -28,7 +28,7 @@ export interface Backtest {
  * or range / 288 when longer, in whole minutes), each window read the way the evaluator reads it, and the state
  * machine run over the values from ok. Counts what it would have fired. The steps end at the last whole minute, so
  * that a window of whole minutes is a sum of minute counts: those of the whole range are read at once, into counts
- * of this backtest's own (bounded like the evaluator's).
+ * of this backtest's own (bounded like the evaluator's). A last window ends now.
  */
 export async function backtest(ctx: PortalContext, rule: Rule, range: BacktestRange, now = Date.now()): Promise<Backtest> {
   const signal = signalOf(rule)
@@ -37,6 +37,8 @@ export async function backtest(ctx: PortalContext, rule: Rule, range: BacktestRa
   const end = Math.floor(now / MINUTE_MS) * MINUTE_MS
   const times: number[] = []
   for (let at = end - Math.floor(span / stepMs) * stepMs; at <= end; at += stepMs) times.push(at)
+  // and one ending now, so that what was just sent is in the last window
+  if (now > end) times.push(now)
   const counts = createMinuteCounts(MAX_KEPT_COUNTS, { fromMs: times[0] - rule.windowSeconds * 1000 - comparedOffsetMs(rule), toMs: end })
   const found = new Array<Awaited<ReturnType<typeof seriesValues>>>(times.length)
   let next = 0
@@ -47,7 +49,7 @@ export async function backtest(ctx: PortalContext, rule: Rule, range: BacktestRa
   )
   const states = new Map<string, InstanceState>()
   const points = new Map<string, { at: number; value: number | null }[]>()
-  const result: Backtest = { from: times[0], to: end, stepSeconds: stepMs / 1000, series: [], firings: 0, transitions: [] }
+  const result: Backtest = { from: times[0], to: now, stepSeconds: stepMs / 1000, series: [], firings: 0, transitions: [] }
   for (const [index, at] of times.entries()) {
     const { values } = valuesToJudge(rule, signal, found[index], [...states.keys()])
     for (const [series, value] of values) {

@@ -39,7 +39,7 @@ const BacktestSchema = named(
   'AlertBacktest',
   Type.Object({
     from: Type.String({ format: 'date-time', description: 'the first window’s end' }),
-    to: Type.String({ format: 'date-time', description: 'the last window’s end: the last whole minute' }),
+    to: Type.String({ format: 'date-time', description: 'the last window’s end: now (the windows before it end at whole minutes)' }),
     stepSeconds: Type.Integer({ description: 'the rule’s interval, or longer so that at most 288 windows are read, rounded up to whole minutes' }),
     thresholds: Type.Object({ critical: Type.Number(), warning: Type.Union([Type.Number(), Type.Null()]), resolve: Type.Union([Type.Number(), Type.Null()]) }),
     series: Type.Array(Type.Object({ series: Type.String(), points: Type.Array(Type.Object({ at: Type.String({ format: 'date-time' }), value: Type.Union([Type.Number(), Type.Null()]) })) }), { description: 'at most 10: those that fired, then the largest' }),

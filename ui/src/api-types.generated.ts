@@ -4,11 +4,17 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         AlertBacktest: {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description the first window’s end
+             */
             from: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description the last window’s end: now (the windows before it end at whole minutes)
+             */
             to: string;
-            /** @description the rule’s interval, or longer so that at most 288 windows are read */
+            /** @description the rule’s interval, or longer so that at most 288 windows are read, rounded up to whole minutes */
             stepSeconds: number;
             thresholds: {
                 critical: number;
