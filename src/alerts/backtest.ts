@@ -1,6 +1,6 @@
 import type { PortalContext } from '../context.ts'
 import { comparedOffsetMs, seriesValues, valuesToJudge } from './evaluator.ts'
-import { createMinuteCounts, MAX_KEPT_COUNTS } from './minute-counts.ts'
+import { createMinuteCounts, MAX_KEPT_COUNTS, MINUTE_MS } from './minute-counts.ts'
 import { signalOf, type Rule } from './rules.ts'
 import { NEW_INSTANCE, nextStep, type InstanceState } from './state-machine.ts'
 
@@ -8,7 +8,6 @@ export const BACKTEST_RANGES = { '24h': 86_400_000, '7d': 7 * 86_400_000 } as co
 export type BacktestRange = keyof typeof BACKTEST_RANGES
 /** Evaluations a backtest makes at most: the step is the rule's interval, or longer to stay within this. */
 const MAX_POINTS = 288
-const MINUTE_MS = 60_000
 const CONCURRENT_READS = 4
 /** Series charted at most (the ones that fired, then the largest). */
 const MAX_CHARTED_SERIES = 10

@@ -1,6 +1,6 @@
 import type { SeriesValue, SignalQuery } from './signal.ts'
 
-const MINUTE_MS = 60_000
+export const MINUTE_MS = 60_000
 /**
  * A minute is settled once it ended this long before the evaluation: its count is read once and kept. An event that
  * arrives later than this after its timestamp, into a minute already kept, is not counted by this portal's later
