@@ -50,14 +50,17 @@ export function windowEvents(ctx: PortalContext, spec: EventWindow, query: Signa
  * `spec` may be several windows over tables of one database (a module's events, and counts of those it gave up),
  * counted together in one statement, so that rows moving from one to the other meanwhile count once.
  */
-export async function countWindowEvents(ctx: PortalContext, spec: EventWindow | EventWindow[], query: SignalQuery): Promise<SeriesValue[]> {
+export async function countWindowEvents(ctx: PortalContext, spec: EventWindow | EventWindow[], query: SignalQuery, wholeMinutes?: WholeMinutes): Promise<SeriesValue[]> {
   const specs = Array.isArray(spec) ? spec : [spec]
   if (!query.kept) return countStoredEvents(ctx, specs, query)
   return query.kept.counts.count(query.kept.scope, specs.map((part) => part.table).join('+'), query, {
     range: (fromMs, toMs) => countStoredEvents(ctx, specs, { ...query, fromMs, toMs }),
-    perMinute: (fromMs, toMs) => countStoredEventsPerMinute(ctx, specs, { ...query, fromMs, toMs }),
+    perMinute: (fromMs, toMs) => (wholeMinutes ?? countStoredEventsPerMinute)(ctx, specs, { ...query, fromMs, toMs }),
   })
 }
+
+/** Events per minute and series of a window of whole minutes: by default, counted from the windows' events. */
+export type WholeMinutes = (ctx: PortalContext, specs: EventWindow[], query: SignalQuery) => Promise<{ minute: number; series: string; value: number }[]>
 
 /** The events a window's rows hold: one a row, or the sum of its `weight` column. */
 export function eventCount(spec: EventWindow) {
@@ -97,7 +100,7 @@ async function countStoredEvents(ctx: PortalContext, specs: EventWindow[], query
   return query.by === undefined && found.length === 0 ? [{ series: '', value: 0 }] : found
 }
 
-async function countStoredEventsPerMinute(ctx: PortalContext, specs: EventWindow[], query: SignalQuery): Promise<{ minute: number; series: string; value: number }[]> {
+export async function countStoredEventsPerMinute(ctx: PortalContext, specs: EventWindow[], query: SignalQuery): Promise<{ minute: number; series: string; value: number }[]> {
   const found = await summed(ctx, specs, countsOf(ctx, specs, query, true), true)
   return found.map((row) => ({ minute: Number(row.minute), series: String(row.series), value: Number(row.value) }))
 }

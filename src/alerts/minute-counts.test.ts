@@ -5,6 +5,8 @@ import { backtest } from './backtest.ts'
 import { createMinuteCounts, SETTLE_MS, type MinuteCounts, type StoredCounts } from './minute-counts.ts'
 import { normalizeRule, signalOf } from './rules.ts'
 import type { SeriesValue } from './signal.ts'
+import { moduleDb } from '../modules/read-route.ts'
+import type { LogTables } from '../modules/logs/tables.ts'
 
 const MINUTE_MS = 60_000
 // shares that differ (1/2, 1/3, 1/6), so that a count of one level never equals another's
@@ -152,6 +154,27 @@ for (const dialect of DIALECTS) {
           }
         }
       }
+    })
+
+    test('a count by level reads its whole minutes from the level counts, and those before they began from the logs', async () => {
+      const project = await createProject(t)
+      const at = Math.floor((Date.now() - 3_600_000) / MINUTE_MS) * MINUTE_MS + 17_000
+      await logsAt(t, project, spread(at - 3_600_000, at, 600))
+      // as an upgrade leaves a project that had logs: no minute counts before `since`
+      const since = at - 25 * MINUTE_MS - 17_000
+      const db = moduleDb<LogTables>(t.portal.ctx)
+      await db.deleteFrom('log_level_minutes').where('project_id', '=', project.id).where('ts', '<', since).execute()
+      await db.insertInto('log_level_minutes_since').values({ project_id: project.id, since }).execute()
+      for (const query of [{ filters: { level: 'error' }, by: undefined }, { filters: {}, by: 'level' }, { filters: {}, by: undefined }] as CountQuery[]) {
+        for (const windowS of [600, 3_000]) {
+          const { kept, recounted } = await bothWays(project, createMinuteCounts(), at, windowS, query)
+          assert.deepEqual(kept, recounted, `window ${windowS} s, ${JSON.stringify(query)}`)
+        }
+      }
+      // a count the level counts hold and the logs do not: read from the counts
+      await db.insertInto('log_level_minutes').values({ project_id: project.id, ts: at - 17_000 - 5 * MINUTE_MS, level_key: '"error"', shard: 99, level: 'error', events: 1_000 }).execute()
+      const { kept, recounted } = await bothWays(project, createMinuteCounts(), at, 600, { filters: { level: 'error' }, by: undefined })
+      assert.equal(kept[0].value, recounted[0].value + 1_000)
     })
 
     test('a log arriving later than the settle delay into a kept minute is not counted from the kept counts', async () => {

@@ -20,6 +20,7 @@ for (const dialect of DIALECTS) {
     let storage: Storage
     let drop: () => Promise<void>
     let db: Kysely<any>
+    let migratedAt: number
     before(async () => {
       const database = await createTestDatabase(dialect)
       drop = database.drop
@@ -27,6 +28,8 @@ for (const dialect of DIALECTS) {
       db = storage.db as unknown as Kysely<any>
       await migrate(storage, firstRelease)
       const hour = Date.parse('2026-03-15T10:00:00.000Z')
+      await db.insertInto('organizations').values({ id: 'org_a', name: 'a', created_at: hour }).execute()
+      await db.insertInto('projects').values({ id: 'prj_a', org_id: 'org_a', name: 'a', created_at: hour, updated_at: hour }).execute()
       for (const { table, values } of [
         row('feature_flag_events', 'evt_2', hour + 20, { key: 'beta', enabled: false }, { flag_key: 'beta', actor: null }),
         row('feature_flag_events', 'evt_1', hour + 10, { key: 'beta', enabled: true }, { flag_key: 'beta', actor: null }),
@@ -42,6 +45,7 @@ for (const dialect of DIALECTS) {
       ]) {
         await db.insertInto(table).values(values).execute()
       }
+      migratedAt = Date.now()
       await migrate(storage, allMigrations)
     })
     after(async () => {
@@ -87,6 +91,15 @@ for (const dialect of DIALECTS) {
           ['2026-03-15T11:00:00.000Z', 'info', 1],
         ],
       )
+    })
+
+    test('a project with logs before the minute level counts began reads those minutes from its logs: the counts start at the next minute', async () => {
+      assert.equal(Number((await db.selectFrom('log_level_minutes').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n), 0)
+      const since = await db.selectFrom('log_level_minutes_since').select(['project_id', 'since']).execute()
+      assert.deepEqual(since.map((row) => row.project_id), ['prj_a'])
+      const first = Number(since[0].since)
+      assert.equal(first % 60_000, 0)
+      assert.ok(first > migratedAt && first <= migratedAt + 120_000, `counts begin at ${new Date(first).toISOString()}, migrated at ${new Date(migratedAt).toISOString()}`)
     })
   })
 }

@@ -58,4 +58,37 @@ export const logMigrations: Migration[] = [
       await db.schema.alterTable('log_level_hours_sharded').renameTo('log_level_hours').execute()
     },
   },
+  {
+    // Counts per project, minute and level, kept at ingest, so that an alert rule counting logs by level (and its
+    // backtest over days) reads minutes, not logs. Not filled from the stored logs, which the event store may hold
+    // in another database (DuckDB): a project that existed already reads the minutes before `since` from its logs.
+    name: 'logs/004_level_minutes',
+    async up(db, t) {
+      await db.schema
+        .createTable('log_level_minutes')
+        .ifNotExists()
+        .addColumn('project_id', 'text', (c) => c.notNull())
+        .addColumn('ts', t.bigint, (c) => c.notNull())
+        .addColumn('level_key', 'text', (c) => c.notNull())
+        .addColumn('shard', 'integer', (c) => c.notNull())
+        .addColumn('level', 'text')
+        .addColumn('events', t.bigint, (c) => c.notNull())
+        .addPrimaryKeyConstraint('log_level_minutes_pk', ['project_id', 'ts', 'level_key', 'shard'])
+        .execute()
+      await db.schema
+        .createTable('log_level_minutes_since')
+        .ifNotExists()
+        .addColumn('project_id', 'text', (c) => c.primaryKey())
+        .addColumn('since', t.bigint, (c) => c.notNull())
+        .execute()
+      // the next whole minute: logs of this one may have been written before the counts began
+      const since = Math.ceil((Date.now() + 1) / 60_000) * 60_000
+      await db.deleteFrom('log_level_minutes_since').execute()
+      await db
+        .insertInto('log_level_minutes_since')
+        .columns(['project_id', 'since'])
+        .expression(db.selectFrom('projects').select((eb) => ['id', eb.val(since).as('since')]))
+        .execute()
+    },
+  },
 ]

@@ -3,7 +3,7 @@ import { columnEquals, defineModule } from '../module.ts'
 import { LogPayload, logExamples } from './payload.ts'
 import { logMigrations } from './migrations.ts'
 import { logReads } from './reads.ts'
-import { countLevelHours } from './level-hours.ts'
+import { countLevelsAtIngest } from './level-counts.ts'
 import { logSignals } from './signals.ts'
 
 export const logsModule = defineModule({
@@ -44,10 +44,15 @@ export const logsModule = defineModule({
       apply: (query, name, value: string, storage) => query.where(storage.jsonPathText('data', ['fields', name]), '=', value),
     },
   ],
-  // Hourly counts per level, for counts over long ranges.
-  afterWrite: (trx, events) => countLevelHours(trx, events),
-  // The hourly counts describe events that are gone once their hour has expired.
-  retention: { expiring: [{ table: 'log_level_hours', timeColumn: 'hour', key: ['project_id', 'hour', 'level_key'] }] },
+  // Counts per level and hour, for counts over long ranges, and per minute, for alert rules.
+  afterWrite: (trx, events) => countLevelsAtIngest(trx, events),
+  // The counts describe events that are gone once their hour or minute has expired.
+  retention: {
+    expiring: [
+      { table: 'log_level_hours', timeColumn: 'hour', key: ['project_id', 'hour', 'level_key'] },
+      { table: 'log_level_minutes', timeColumn: 'ts', key: ['project_id', 'ts', 'level_key', 'shard'] },
+    ],
+  },
   signals: logSignals,
   routes: logReads,
 })

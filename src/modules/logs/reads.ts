@@ -5,7 +5,7 @@ import { IsoTime, Nullable, ProjectQuery, eventsDb, moduleDb, moduleReads, readR
 import { TimeWindowQuery } from '../time-window.ts'
 import { sql } from 'kysely'
 import { HistogramQuery, histogramBuckets } from '../../http/histogram.ts'
-import { HOUR_MS, countLevels } from './level-hours.ts'
+import { HOUR_MS, countLevels } from './level-counts.ts'
 import type { LogTables } from './tables.ts'
 
 const LevelCounts = named('LogLevelCounts', Type.Object({

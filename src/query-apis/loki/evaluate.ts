@@ -1,5 +1,5 @@
 import type { PortalContext } from '../../context.ts'
-import { HOUR_MS } from '../../modules/logs/level-hours.ts'
+import { HOUR_MS } from '../../modules/logs/level-counts.ts'
 import { applyBinaryOperator, combineSamples, COMPARISONS } from '../binary-operators.ts'
 import { LogqlError, type ArithmeticOp, type Grouping, type LogSelection, type MetricExpr } from './logql.ts'
 import { compareLabels, labelsKey, type Labels } from '../samples.ts'

@@ -2,7 +2,7 @@ import { sql, type SelectQueryBuilder } from 'kysely'
 import type { PortalContext } from '../../context.ts'
 import { eventsDb, moduleDb } from '../../modules/read-route.ts'
 import type { LogTables } from '../../modules/logs/tables.ts'
-import { HOUR_MS } from '../../modules/logs/level-hours.ts'
+import { HOUR_MS } from '../../modules/logs/level-counts.ts'
 import type { LogSelection, Matcher } from './logql.ts'
 import { streamTest, type Labels, type LogEntry } from './pipeline.ts'
 
@@ -180,7 +180,7 @@ export async function countInBuckets(
   return rows.map((row) => ({ stream: streamOf(row), bucket: Number(row.bucket), count: Number(row.count) }))
 }
 
-/** Whether the selection reads only `level` and no stage: the hourly level counts answer it (src/modules/logs/level-hours.ts). */
+/** Whether the selection reads only `level` and no stage: the hourly level counts answer it (src/modules/logs/level-counts.ts). */
 export function hourlyCountsAnswer(selection: LogSelection): boolean {
   return selection.stages.length === 0 && selection.matchers.every((matcher) => matcher.name === 'level')
 }

@@ -1,39 +1,56 @@
 import { sql, type Kysely } from 'kysely'
-import type { StoredEvent } from '../module.ts'
+import type { StoredEvent, TablesByName } from '../module.ts'
 import type { LogPayload } from './payload.ts'
 import type { Static } from 'typebox'
 import { tablesOf, type Database } from '../../storage/tables.ts'
 import type { LogTables } from './tables.ts'
 
 export const HOUR_MS = 3_600_000
+export const MINUTE_MS = 60_000
 
 const startOfHour = (ts: number) => Math.floor(ts / HOUR_MS) * HOUR_MS
 
 /**
- * Rows each hour's count of a level is spread over. Each transaction adds to one shard picked at
+ * Rows each hour's (and minute's) count of a level is spread over. Each transaction adds to one shard picked at
  * random, so the portals sharing a database seldom wait for each other's commit on one counter row.
  */
 export const LEVEL_HOUR_SHARDS = 8
 
-/** Adds a batch of logs to the per-hour level counts, in the ingest transaction. */
-export async function countLevelHours(trx: Kysely<Database>, events: StoredEvent<Static<typeof LogPayload>>[]): Promise<void> {
+/**
+ * Adds a batch of logs to the level counts, in the ingest transaction: per hour, for counts over weeks, and per
+ * minute, for the alert rules that count logs by level (src/modules/logs/signals.ts).
+ */
+export async function countLevelsAtIngest(trx: Kysely<Database>, events: StoredEvent<Static<typeof LogPayload>>[]): Promise<void> {
   const shard = Math.floor(Math.random() * LEVEL_HOUR_SHARDS)
-  const counts = new Map<string, { project_id: string; hour: number; level_key: string; shard: number; level: string | null; events: number }>()
+  await addCounts(trx, 'log_level_hours', 'hour', HOUR_MS, events, shard)
+  await addCounts(trx, 'log_level_minutes', 'ts', MINUTE_MS, events, shard)
+}
+
+async function addCounts(
+  trx: Kysely<Database>,
+  table: 'log_level_hours' | 'log_level_minutes',
+  timeColumn: 'hour' | 'ts',
+  spanMs: number,
+  events: StoredEvent<Static<typeof LogPayload>>[],
+  shard: number,
+): Promise<void> {
+  const counts = new Map<string, Record<string, unknown> & { events: number }>()
   for (const event of events) {
     const level = event.data.level ?? null
-    const row = { project_id: event.projectId, hour: startOfHour(event.ts), level_key: JSON.stringify(level), shard, level, events: 1 }
-    const key = `${row.project_id} ${row.hour} ${row.level_key}`
+    const start = Math.floor(event.ts / spanMs) * spanMs
+    const levelKey = JSON.stringify(level)
+    const key = `${event.projectId} ${start} ${levelKey}`
     const counted = counts.get(key)
     if (counted) counted.events += 1
-    else counts.set(key, row)
+    else counts.set(key, { project_id: event.projectId, [timeColumn]: start, level_key: levelKey, shard, level, events: 1 })
   }
   // One order for every writer, so that concurrent upserts on PostgreSQL lock rows in the same order.
   const rows = [...counts.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row)
   for (let start = 0; start < rows.length; start += 5000) {
-    await tablesOf<LogTables>(trx)
-      .insertInto('log_level_hours')
+    await tablesOf<TablesByName>(trx)
+      .insertInto(table)
       .values(rows.slice(start, start + 5000))
-      .onConflict((conflict) => conflict.columns(['project_id', 'hour', 'level_key', 'shard']).doUpdateSet({ events: sql`${sql.ref('log_level_hours.events')} + excluded.events` }))
+      .onConflict((conflict) => conflict.columns(['project_id', timeColumn, 'level_key', 'shard']).doUpdateSet({ events: sql`${sql.ref(`${table}.events`)} + excluded.events` }))
       .execute()
   }
 }
