@@ -162,8 +162,21 @@ for (const dialect of DIALECTS) {
     })
     after(() => t.close())
 
+    /** What a client does with a 503 and its Retry-After: the portal's own background work shares the one connection. */
+    async function retriedWhileOverloaded<T>(attempt: () => Promise<T>, overloaded: (result: T) => boolean): Promise<T> {
+      for (let tries = 1; ; tries++) {
+        const result = await attempt()
+        if (!overloaded(result) || tries === 20) return result
+        await sleep(250)
+      }
+    }
+
     test('a request that waits for a connection beyond DATABASE_POOL_WAIT_MS gets 503 overloaded naming the pool', async () => {
-      const project = await createProject(t)
+      const project = await retriedWhileOverloaded(
+        () => createProject(t).catch((error: Error) => error),
+        (result) => result instanceof Error && result.message.includes('503'),
+      )
+      if (project instanceof Error) throw project
       let release!: () => void
       const held = new Promise<void>((resolve) => (release = resolve))
       let holding!: () => void
@@ -184,7 +197,7 @@ for (const dialect of DIALECTS) {
         release()
         await transaction
       }
-      const after = await ingest(t, project, [event('log', { message: 'written' })])
+      const after = await retriedWhileOverloaded(() => ingest(t, project, [event('log', { message: 'written' })]), (answer) => answer.status === 503)
       assert.equal(after.status, 200, 'served again once the connection is free')
     })
   })
