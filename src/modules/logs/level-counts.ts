@@ -14,14 +14,14 @@ const startOfHour = (ts: number) => Math.floor(ts / HOUR_MS) * HOUR_MS
  * Rows each hour's (and minute's) count of a level is spread over. Each transaction adds to one shard picked at
  * random, so the portals sharing a database seldom wait for each other's commit on one counter row.
  */
-export const LEVEL_HOUR_SHARDS = 8
+export const LEVEL_COUNT_SHARDS = 8
 
 /**
  * Adds a batch of logs to the level counts, in the ingest transaction: per hour, for counts over weeks, and per
  * minute, for the alert rules that count logs by level (src/modules/logs/signals.ts).
  */
 export async function countLevelsAtIngest(trx: Kysely<Database>, events: StoredEvent<Static<typeof LogPayload>>[]): Promise<void> {
-  const shard = Math.floor(Math.random() * LEVEL_HOUR_SHARDS)
+  const shard = Math.floor(Math.random() * LEVEL_COUNT_SHARDS)
   await addCounts(trx, 'log_level_hours', 'hour', HOUR_MS, events, shard)
   await addCounts(trx, 'log_level_minutes', 'ts', MINUTE_MS, events, shard)
 }
