@@ -6,7 +6,7 @@ import { tablesOf, type Database } from '../../storage/tables.ts'
 import type { LogTables } from './tables.ts'
 
 export const HOUR_MS = 3_600_000
-export const MINUTE_MS = 60_000
+const MINUTE_MS = 60_000
 
 const startOfHour = (ts: number) => Math.floor(ts / HOUR_MS) * HOUR_MS
 
