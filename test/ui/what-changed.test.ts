@@ -235,6 +235,9 @@ describe('what changed, in Chromium', () => {
     await walk.on(row.getByRole('button', { name: 'Retry deliveries…' }))
     const dialog = page.getByRole('dialog')
     assert.match((await dialog.textContent())!, /Send now every pending or failed delivery of http:\/\/127\.0\.0\.1:\d+\/customer\/hooks made after/)
+    // by default from before the first failing delivery was made, even when a minute began between it and its attempt
+    const from = Date.parse(`${await dialog.getByLabel('From (UTC)').inputValue()}:00Z`)
+    assert.ok(from <= Date.parse((await readDelivery(t, ids[0])).createdAt), `the retry starts at ${new Date(from).toISOString()}`)
     await walk.on(dialog.getByRole('button', { name: 'Send them now' }))
     await page.getByRole('status').filter({ hasText: '3 deliveries of' }).waitFor()
     for (const id of ids) await eventually(async () => ((await readDelivery(t, id)).status === 'succeeded' ? true : undefined), 10_000, 'the delivery to succeed')

@@ -383,10 +383,11 @@ const localInput = (ms: number) => new Date(ms).toISOString().slice(0, 16)
 
 /**
  * Sends now every pending or failed delivery of the endpoint made since a time (the API's recover): by default
- * since it began failing, else the last day.
+ * since the minute before it began failing (the field holds whole minutes, and the delivery whose attempt began the
+ * failure was made before that attempt, maybe in the minute before), else the last day.
  */
 function RetrySince({ endpoint, onDone }: { endpoint: Endpoint; onDone(count: number): void }) {
-  const [since, setSince] = useState(localInput(endpoint.failingSince ? Date.parse(endpoint.failingSince) : Date.now() - 86_400_000))
+  const [since, setSince] = useState(localInput(endpoint.failingSince ? Date.parse(endpoint.failingSince) - 60_000 : Date.now() - 86_400_000))
   return (
     <ConfirmButton
       label="Retry deliveries…"
