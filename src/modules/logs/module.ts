@@ -45,7 +45,7 @@ export const logsModule = defineModule({
     },
   ],
   // Counts per level and hour, for counts over long ranges, and per minute, for alert rules.
-  afterWrite: (trx, events) => countLevelsAtIngest(trx, events),
+  afterWrite: (trx, events, ctx) => countLevelsAtIngest(trx, ctx.storage, events),
   // The counts describe events that are gone once their hour or minute has expired.
   retention: {
     expiring: [
