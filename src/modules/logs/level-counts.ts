@@ -84,7 +84,7 @@ function levelCounts(events: StoredEvent<Static<typeof LogPayload>>[], shard: nu
       const byHour = new Map<number, number>()
       for (const [minute, count] of group.minutes) {
         minutes.push({ project_id: group.projectId, ts: minute, level_key: group.levelKey, shard, level: group.level, events: count })
-        const hour = Math.floor(minute / HOUR_MS) * HOUR_MS
+        const hour = startOfHour(minute)
         byHour.set(hour, (byHour.get(hour) ?? 0) + count)
       }
       for (const [hour, count] of byHour) hours.push({ project_id: group.projectId, hour, level_key: group.levelKey, shard, level: group.level, events: count })
