@@ -94,9 +94,8 @@ async function benchCaptures(load: LoadProcess, portal: RunningPortal, token: st
 async function sendCaptures(load: LoadProcess, portal: RunningPortal, token: string, name: string, total: number) {
   const { projectId, key } = await createProject(portal, token, `capture bench, ${name}`)
   const bodies = Array.from({ length: GROUPS }, (_, group) => JSON.stringify(captureBody(group)))
-  const cpuBefore = process.cpuUsage()
   const result = await load.send(portal.url, key, bodies, total)
-  return { projectId, result, cpu: process.cpuUsage(cpuBefore) }
+  return { projectId, result, cpu: result.portalCpu }
 }
 
 /**
@@ -131,9 +130,8 @@ async function benchSentryEnvelopes(load: LoadProcess, portal: RunningPortal, to
     // Every envelope its own event id and trace, as SDKs send them; the groups recur.
     const bodies = Array.from({ length: CAPTURES }, (_, index) => sentryEnvelope(index % GROUPS))
     const target = { path: `/api/${number}/envelope/`, headers: { 'x-sentry-auth': `Sentry sentry_version=7, sentry_key=${key}`, 'content-type': 'application/x-sentry-envelope' }, expect: 200 }
-    const cpuBefore = process.cpuUsage()
     const result = await load.send(portal.url, key, bodies, CAPTURES, target)
-    const cpu = process.cpuUsage(cpuBefore)
+    const cpu = result.portalCpu
     rounds.push(Math.round((result.ok / result.ms) * 1000))
     cpuMicros.push((cpu.user + cpu.system) / result.ok)
     if (result.failed > 0) console.log(`sentry round ${round}: ${result.failed} envelopes not answered 200`)
@@ -303,6 +301,7 @@ createInterface({ input: process.stdin }).on('line', async (line) => {
   const expect = target ? target.expect : 201
   const pool = new Pool(url, { connections })
   let sent = 0, ok = 0, failed = 0
+  process.stdout.write('started\\n')
   const started = performance.now()
   const cpuBefore = process.cpuUsage()
   async function lane() {
@@ -322,7 +321,8 @@ createInterface({ input: process.stdin }).on('line', async (line) => {
 })
 `
 
-type LoadResult = { ok: number; failed: number; ms: number; cpuMicros: number }
+/** `cpuMicros`: the load process's CPU a request; `portalCpu`: this process's CPU while the load ran. */
+type LoadResult = { ok: number; failed: number; ms: number; cpuMicros: number; portalCpu: NodeJS.CpuUsage }
 
 /** The load process: `send` runs one round of captures and resolves with what it saw; rounds run one at a time. */
 function startLoadProcess() {
@@ -330,9 +330,14 @@ function startLoadProcess() {
     env: { ...process.env, UNDICI: createRequire(import.meta.url).resolve('undici') },
     stdio: ['pipe', 'pipe', 'inherit'],
   })
-  const waiting: { resolve: (result: LoadResult) => void; reject: (error: Error) => void }[] = []
+  // This process's CPU is counted from the load's start, once its job (every body) has been handed over.
+  const waiting: { cpuAtStart?: NodeJS.CpuUsage; resolve: (result: LoadResult) => void; reject: (error: Error) => void }[] = []
   child.stdout.setEncoding('utf8')
-  createInterface({ input: child.stdout }).on('line', (line) => waiting.shift()?.resolve(JSON.parse(line)))
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    if (line === 'started') return void (waiting[0].cpuAtStart = process.cpuUsage())
+    const round = waiting.shift()!
+    round.resolve({ ...JSON.parse(line), portalCpu: process.cpuUsage(round.cpuAtStart) })
+  })
   const failAll = (error: Error) => {
     for (const round of waiting.splice(0)) round.reject(error)
   }
