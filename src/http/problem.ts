@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { named } from './openapi-components.ts'
 import { afterOwedAnswers } from './connections.ts'
-import { PoolExhaustedError, StoreUnavailableError } from '../storage/storage.ts'
+import { StoreOutOfMemoryError, PoolExhaustedError, StoreUnavailableError } from '../storage/storage.ts'
 import { countRefusal } from '../metrics/metrics.ts'
 
 /** A failure with a stable `code`; the error handler turns it into an RFC 9457 problem response. */
@@ -63,7 +63,7 @@ const DESCRIPTIONS: Record<number, string> = {
   422: 'The request is well-formed but cannot be applied.',
   429: 'Rate limit reached; retry after `Retry-After` seconds.',
   431: 'The request line and headers are larger than 16 KiB; answered before routing, and the connection is closed.',
-  503: 'The portal is overloaded (`overloaded`: its event loop lags, too many writes wait for their commit, or no database connection came free within DATABASE_POOL_WAIT_MS) or its database is unreachable (`database_unavailable`); retry after `Retry-After` seconds.',
+  503: 'The portal is overloaded (`overloaded`: its event loop lags, too many writes wait for their commit, no database connection came free within DATABASE_POOL_WAIT_MS, or the event store could not get the memory a query needs) or its database is unreachable (`database_unavailable`); retry after `Retry-After` seconds.',
 }
 
 const RETRY_AFTER = { 'Retry-After': { type: 'integer', minimum: 0, description: 'seconds to wait before retrying' } }
@@ -195,6 +195,10 @@ export function problemErrorHandler(isUnavailable: (error: unknown) => boolean) 
     if (error instanceof PoolExhaustedError) {
       request.log.warn({ pool: error.pool, waitedMs: error.waitedMs }, 'database pool exhausted')
       return sendProblem(reply, 503, 'overloaded', `${error.message}: the portal has more work than connections; retry shortly`, { 'retry-after': '1' })
+    }
+    if (error instanceof StoreOutOfMemoryError) {
+      request.log.warn({ reason: error.message }, 'event store out of memory')
+      return sendProblem(reply, 503, 'overloaded', `${error.message}; retry shortly`, { 'retry-after': '1' })
     }
     if (isUnavailable(error)) {
       // One line a refused request, without its stack: an outage refuses every request, and the store logs the outage itself.

@@ -155,6 +155,12 @@ export class PoolExhaustedError extends Error {
 }
 
 /**
+ * DuckDB refused a query the memory it needed (past its `memory_limit`, 80 % of RAM): that query's failure, a 503
+ * `overloaded` to retry once fewer queries hold memory, not the store being down nor a bug.
+ */
+export class StoreOutOfMemoryError extends Error {}
+
+/**
  * A store that cannot be read or written now (a full disk, a read-only file system, a handle its engine gave up on
  * after a failed write): a 503 `database_unavailable`, while the portal retries and reopens it when it can.
  * `reason` is what an operator is told (health, logs): never a path or a secret.

@@ -4,13 +4,13 @@ import zlib from 'node:zlib'
 import { DuckDBInstance, listValue, type DuckDBConnection } from '@duckdb/node-api'
 import { Kysely, sql, type Generated } from 'kysely'
 import { percentilesAtRanks } from '../percentiles.ts'
-import { StoreUnavailableError, type SpaceManagement, type Storage } from '../storage.ts'
+import { StoreOutOfMemoryError, StoreUnavailableError, type SpaceManagement, type Storage } from '../storage.ts'
 import { nthNewestByOffset, type EventOutbox, type EventPosition, type EventRows, type EventStore, type OutboxState } from '../event-store.ts'
 import { tablesOf, type Connection, type Database } from '../tables.ts'
 import type { Migration } from '../migrations.ts'
 import { DuckdbDialect } from './duckdb-dialect.ts'
 import { eventsFileBeside, tablesWithRows } from './events-file.ts'
-import { describeDuckdbFailure, duckdbFailure, isLockConflict } from './duckdb-failures.ts'
+import { describeDuckdbFailure, duckdbFailure, isLockConflict, isOutOfMemory } from './duckdb-failures.ts'
 
 /** The materialiser applies the outbox this often under steady ingest, or sooner once this many events wait. */
 const MATERIALISE_EVERY_MS = 250
@@ -225,10 +225,12 @@ export async function withDuckdbEvents(storage: Storage, file: string, columnarT
 
   /**
    * What a DuckDB call that failed throws: an outage (recorded for health, retried) as StoreUnavailableError, which
-   * is a 503; a database DuckDB has invalidated is also closed, and reopened by the timer; anything else as it is (a bug).
+   * is a 503; a database DuckDB has invalidated is also closed, and reopened by the timer; a query refused memory as
+   * StoreOutOfMemoryError (a 503 too); anything else as it is (a bug).
    */
   function failed(error: unknown): unknown {
     if (error instanceof StoreUnavailableError) return error
+    if (isOutOfMemory(error)) return new StoreOutOfMemoryError(`DuckDB could not get the memory the query needs: ${describeDuckdbFailure(error).split('\n')[0]}`)
     const failure = duckdbFailure(error)
     if (!failure) return error
     const reason = describeDuckdbFailure(error)

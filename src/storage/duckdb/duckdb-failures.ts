@@ -15,6 +15,11 @@ export function duckdbFailure(error: unknown): 'invalidated' | 'outage' | undefi
 /** The file system's refusals, as strerror spells them inside DuckDB's messages ("Could not write file …: No space left on device"). */
 const FILE_SYSTEM_REFUSAL = /No space left on device|Read-only file system|Disk quota exceeded|File too large|Input\/output error/i
 
+/** DuckDB refusing a query more memory than its `memory_limit` leaves. */
+export function isOutOfMemory(error: unknown): boolean {
+  return /^Out of Memory Error\b/.test(messageOf(error))
+}
+
 /** DuckDB refusing a second opener of its file: a configuration error at start, never an outage to wait out. */
 export function isLockConflict(error: unknown): boolean {
   return /Could not set lock on file/i.test(messageOf(error))
