@@ -62,6 +62,15 @@ const PAYLOADS: Record<string, (i: number) => Record<string, unknown>> = {
   feature_flag: (i) => ({ key: `flag-${i % 500}`, enabled: random() < 0.5, rollout: Math.floor(random() * 101), actor: `user-${i % 50}` }),
   webhook: (i) => ({ destination: `destination-${i % 100}`, url: `https://hooks.example.com/${i % 100}`, statusCode: pick([200, 200, 200, 204, 500, 503]), attempt: 1 + (i % 3) }),
   tenant: (i) => ({ projectId: `prj_tenant_${i % 1000}`, plan: pick(['free', 'team', 'enterprise']), ingestLimitPerSecond: pick([100, 500, 1000]) }),
+  // one update per session, its start spread over the month as the event's time is
+  session: (i) => ({
+    release: `r${i % 20}`,
+    environment: pick(ENVIRONMENTS),
+    started: new Date(START_MS + Math.floor((i / OTHER_COUNT) * 30 * DAY_MS)).toISOString(),
+    sessionId: `session-${i}`,
+    distinctId: `user-${i % 5000}`,
+    status: pick(['exited', 'exited', 'exited', 'exited', 'exited', 'exited', 'errored', 'abnormal', 'crashed', 'ok']),
+  }),
   video: (i) => ({ jobId: `job-${Math.floor(i / 4)}`, status: ['queued', 'recording', 'processing', 'done'][i % 4], targetUrl: 'https://example.com/page', ...(i % 4 === 3 ? { artifactUrl: `https://cdn.example.com/${i}.mp4` } : {}) }),
 }
 
@@ -127,6 +136,8 @@ function readsOf(): [name: string, path: string, aggregate?: boolean][] {
     ['flags', '/api/flags/flags?'],
     ['flag detail', '/api/flags/flags/flag-7?'],
     ['tenant plans', '/api/tenants/plans?'],
+    ['release health, one day', `/api/modules/sessions/releases?from=${dayFrom}&to=${to}&`, true],
+    ['release health, month', `/api/modules/sessions/releases?from=${monthFrom}&to=${to}&`, true],
     ['video jobs', '/api/video/jobs?'],
     ['video jobs status=done', '/api/video/jobs?status=done&'],
     ['video job detail', '/api/video/jobs/job-77?'],
