@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { named } from './openapi-components.ts'
 import { afterOwedAnswers } from './connections.ts'
-import { StoreOutOfMemoryError, PoolExhaustedError, StoreUnavailableError } from '../storage/storage.ts'
+import { PoolExhaustedError, StoreOutOfMemoryError, StoreUnavailableError } from '../storage/storage.ts'
 import { countRefusal } from '../metrics/metrics.ts'
 
 /** A failure with a stable `code`; the error handler turns it into an RFC 9457 problem response. */
