@@ -3514,7 +3514,7 @@ export interface components {
                 };
             };
         };
-        /** @description The portal is overloaded (`overloaded`: its event loop lags, too many writes wait for their commit, or no database connection came free within DATABASE_POOL_WAIT_MS) or its database is unreachable (`database_unavailable`); retry after `Retry-After` seconds. */
+        /** @description The portal is overloaded (`overloaded`: its event loop lags, too many writes wait for their commit, no database connection came free within DATABASE_POOL_WAIT_MS, or the event store could not get the memory a query needs) or its database is unreachable (`database_unavailable`); retry after `Retry-After` seconds. */
         ServiceUnavailable: {
             headers: {
                 /** @description seconds to wait before retrying */
